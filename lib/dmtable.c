@@ -1,0 +1,262 @@
+#include "dmtable.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shared by dmtable_params() and each line of dmtable_format(), which must agree. */
+#define DMTABLE_PARAMS_FMT "%" PRIu32 ":%" PRIu32 " %" PRIu64
+
+_Static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "strtoull must cover uint64_t");
+
+static int dmtable_push(struct dmtable *t, const struct dmtable_target *tg)
+{
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct dmtable_target *grown = reallocarray(t->t, cap, sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->t = grown;
+		t->cap = cap;
+	}
+	t->t[t->nr++] = *tg;
+	return 0;
+}
+
+/*
+ * Contiguity is judged on the kernel's terms (same major:minor, next offset)
+ * rather than by pe number, so whatever the kernel would see as one run is
+ * one target.
+ */
+static int dmtable_push_merged(struct dmtable *t, const struct dmtable_target *tg)
+{
+	struct dmtable_target *last = t->nr ? &t->t[t->nr - 1] : NULL;
+
+	if (last && last->major == tg->major && last->minor == tg->minor &&
+	    last->start + last->len == tg->start && last->offset + last->len == tg->offset) {
+		last->len += tg->len;
+		return 0;
+	}
+	return dmtable_push(t, tg);
+}
+
+static int dmtable_add_extent(struct dmtable *t, const struct extmap *m,
+			      const struct dmtable_dev *devs, uint64_t extent_sectors, uint32_t le)
+{
+	struct extmap_loc loc = extmap_get(m, le);
+	const struct dmtable_dev *d;
+
+	if (loc.dev >= m->nr_devs || loc.pe >= m->nr_pe[loc.dev])
+		return -EINVAL;
+	d = &devs[loc.dev];
+	/* The end of the extent must fit, so merged offsets cannot wrap either. */
+	if ((uint64_t)loc.pe + 1 > (UINT64_MAX - d->data_start) / extent_sectors)
+		return -ERANGE;
+	return dmtable_push_merged(t, &(struct dmtable_target){
+		.start = le * extent_sectors,
+		.len = extent_sectors,
+		.major = d->major,
+		.minor = d->minor,
+		.offset = d->data_start + loc.pe * extent_sectors,
+	});
+}
+
+/* A failed build or parse leaves *out empty rather than half-filled. */
+static int dmtable_settle(struct dmtable *out, int ret)
+{
+	if (ret)
+		dmtable_destroy(out);
+	return ret;
+}
+
+int dmtable_build(struct dmtable *out, const struct extmap *m,
+		  const struct dmtable_dev *devs, uint64_t extent_sectors)
+{
+	int ret = 0;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!m || (m->nr_devs && !devs) || !extent_sectors)
+		return -EINVAL;
+	if (m->nr_logical > UINT64_MAX / extent_sectors)
+		return -ERANGE;
+	for (uint32_t le = 0; le < m->nr_logical && !ret; le++)
+		ret = dmtable_add_extent(out, m, devs, extent_sectors, le);
+	return dmtable_settle(out, ret);
+}
+
+int dmtable_params(const struct dmtable_target *t, char *buf, size_t len)
+{
+	int n;
+
+	if (!t || (!buf && len))
+		return -EINVAL;
+	n = snprintf(buf, len, DMTABLE_PARAMS_FMT, t->major, t->minor, t->offset);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOSPC;
+	return 0;
+}
+
+/* Parsing cursor with a sticky error, so a line reads as its grammar does. */
+struct dmtable_cursor {
+	const char *p;
+	int err;
+};
+
+static void dmtable_fail(struct dmtable_cursor *c, int err)
+{
+	if (!c->err)
+		c->err = err;
+}
+
+static uint64_t dmtable_take_number(struct dmtable_cursor *c, uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (c->err)
+		return 0;
+	/* strtoull alone would accept leading blanks, '+' and a negating '-'. */
+	if (*c->p < '0' || *c->p > '9') {
+		dmtable_fail(c, -EINVAL);
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(c->p, &end, 10);
+	if (errno == ERANGE || v > max) {
+		dmtable_fail(c, -ERANGE);
+		return 0;
+	}
+	c->p = end;
+	return v;
+}
+
+static void dmtable_take_text(struct dmtable_cursor *c, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (c->err)
+		return;
+	if (strncmp(c->p, text, n))
+		dmtable_fail(c, -EINVAL);
+	else
+		c->p += n;
+}
+
+static bool dmtable_skip_blanks(struct dmtable_cursor *c)
+{
+	const char *start = c->p;
+
+	while (*c->p == ' ' || *c->p == '\t')
+		c->p++;
+	return c->p != start;
+}
+
+static void dmtable_take_blanks(struct dmtable_cursor *c)
+{
+	if (!c->err && !dmtable_skip_blanks(c))
+		dmtable_fail(c, -EINVAL);
+}
+
+static void dmtable_take_line(struct dmtable_cursor *c, struct dmtable_target *tg)
+{
+	tg->start = dmtable_take_number(c, UINT64_MAX);
+	dmtable_take_blanks(c);
+	tg->len = dmtable_take_number(c, UINT64_MAX);
+	dmtable_take_blanks(c);
+	dmtable_take_text(c, "linear");
+	dmtable_take_blanks(c);
+	tg->major = (uint32_t)dmtable_take_number(c, UINT32_MAX);
+	dmtable_take_text(c, ":");
+	tg->minor = (uint32_t)dmtable_take_number(c, UINT32_MAX);
+	dmtable_take_blanks(c);
+	tg->offset = dmtable_take_number(c, UINT64_MAX);
+	if (c->err)
+		return;
+	dmtable_skip_blanks(c);
+	if (*c->p == '\n')
+		c->p++;
+	else if (*c->p)
+		dmtable_fail(c, -EINVAL);
+}
+
+/* The kernel only holds gapless tables, so anything else did not come from it. */
+static int dmtable_add_line(struct dmtable *t, struct dmtable_cursor *c)
+{
+	uint64_t next = dmtable_size(t);
+	struct dmtable_target tg;
+
+	dmtable_take_line(c, &tg);
+	if (c->err)
+		return c->err;
+	if (tg.start != next || !tg.len || tg.len > UINT64_MAX - tg.start ||
+	    tg.len > UINT64_MAX - tg.offset)
+		return -EINVAL;
+	return dmtable_push(t, &tg);
+}
+
+int dmtable_parse(struct dmtable *out, const char *text)
+{
+	struct dmtable_cursor c = { .p = text };
+	int ret = 0;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!text)
+		return -EINVAL;
+	while (*c.p && !ret)
+		ret = dmtable_add_line(out, &c);
+	return dmtable_settle(out, ret);
+}
+
+static size_t dmtable_format_line(const struct dmtable_target *tg, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 " linear " DMTABLE_PARAMS_FMT "\n",
+			 tg->start, tg->len, tg->major, tg->minor, tg->offset);
+
+	/* Only an encoding error could make n negative, and there is no text to encode. */
+	return n > 0 ? (size_t)n : 0;
+}
+
+int dmtable_format(const struct dmtable *t, char **text_out)
+{
+	size_t total = 1, used = 0;
+	char *text;
+
+	if (!text_out)
+		return -EINVAL;
+	*text_out = NULL;
+	if (!t)
+		return -EINVAL;
+	for (size_t i = 0; i < t->nr; i++)
+		total += dmtable_format_line(&t->t[i], NULL, 0);
+	text = malloc(total);
+	if (!text)
+		return -ENOMEM;
+	text[0] = '\0';
+	for (size_t i = 0; i < t->nr; i++)
+		used += dmtable_format_line(&t->t[i], text + used, total - used);
+	*text_out = text;
+	return 0;
+}
+
+uint64_t dmtable_size(const struct dmtable *t)
+{
+	if (!t || !t->nr)
+		return 0;
+	return t->t[t->nr - 1].start + t->t[t->nr - 1].len;
+}
+
+void dmtable_destroy(struct dmtable *t)
+{
+	if (!t)
+		return;
+	free(t->t);
+	memset(t, 0, sizeof(*t));
+}

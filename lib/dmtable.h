@@ -1,0 +1,64 @@
+#ifndef TIERD_DMTABLE_H
+#define TIERD_DMTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extmap.h"
+
+/*
+ * The device-mapper table of a volume: a run of `linear` targets covering
+ * sectors 0..size-1 without gaps.  Built from the extent map so the kernel
+ * does all I/O, and parsed back from what the kernel reports so tests can
+ * compare the two.  All positions and lengths are 512-byte sectors.
+ */
+
+struct dmtable_dev {
+	uint32_t major, minor;
+	uint64_t data_start; /* sector where pe 0 starts */
+};
+
+struct dmtable_target {
+	uint64_t start;
+	uint64_t len;
+	uint32_t major, minor;
+	uint64_t offset;
+};
+
+struct dmtable {
+	size_t nr;
+	size_t cap;
+	struct dmtable_target *t;
+};
+
+/*
+ * One linear target per run of logical extents that sit contiguously on the
+ * same device; devs is indexed by extmap device.  *out is overwritten (left
+ * empty on error).  -EINVAL if any le is unmapped or extent_sectors is 0,
+ * -ERANGE if a sector number would not fit 64 bits.
+ */
+int dmtable_build(struct dmtable *out, const struct extmap *m,
+		  const struct dmtable_dev *devs, uint64_t extent_sectors);
+
+/* Target parameters for dm_task_add_target(): "253:4 2048".  -ENOSPC if len is too small. */
+int dmtable_params(const struct dmtable_target *t, char *buf, size_t len);
+
+/*
+ * Parse lines "START LEN linear MAJ:MIN OFFSET" as `dmsetup table` prints
+ * them; the last newline is optional and "" is the empty table.  Targets are
+ * kept as given, not merged.  -EINVAL for any other target type, malformed
+ * text, a zero length, or a gap or overlap (first start must be 0); -ERANGE
+ * for a number too large.  *out is overwritten (left empty on error).
+ */
+int dmtable_parse(struct dmtable *out, const char *text);
+
+/* The whole table as `dmsetup table` prints it, one line per target; free() *text_out. */
+int dmtable_format(const struct dmtable *t, char **text_out);
+
+/* Sectors covered: the end of the last target. */
+uint64_t dmtable_size(const struct dmtable *t);
+
+/* Accepts NULL and a zeroed or already destroyed table. */
+void dmtable_destroy(struct dmtable *t);
+
+#endif

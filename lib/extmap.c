@@ -1,0 +1,331 @@
+#include "extmap.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXTMAP_WORD_BITS 64
+
+static const struct extmap_loc extmap_unmapped = { .dev = EXTMAP_NO_DEV };
+
+static size_t extmap_words(uint32_t nr_pe)
+{
+	return ((size_t)nr_pe + EXTMAP_WORD_BITS - 1) / EXTMAP_WORD_BITS;
+}
+
+static bool extmap_bit(const uint64_t *bits, uint32_t i)
+{
+	return bits[i / EXTMAP_WORD_BITS] >> (i % EXTMAP_WORD_BITS) & 1;
+}
+
+static uint64_t extmap_mask(uint32_t i)
+{
+	return UINT64_C(1) << (i % EXTMAP_WORD_BITS);
+}
+
+static bool extmap_pe_valid(const struct extmap *m, unsigned dev, uint32_t pe)
+{
+	return dev < m->nr_devs && pe < m->nr_pe[dev];
+}
+
+static void extmap_set_used(struct extmap *m, unsigned dev, uint32_t pe)
+{
+	m->used[dev][pe / EXTMAP_WORD_BITS] |= extmap_mask(pe);
+	m->nr_free[dev]--;
+}
+
+static void extmap_clear_used(struct extmap *m, unsigned dev, uint32_t pe)
+{
+	m->used[dev][pe / EXTMAP_WORD_BITS] &= ~extmap_mask(pe);
+	m->nr_free[dev]++;
+	if (pe / EXTMAP_WORD_BITS < m->free_hint[dev])
+		m->free_hint[dev] = pe / EXTMAP_WORD_BITS;
+}
+
+static void extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	m->map[le] = (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe };
+	extmap_set_used(m, dev, pe);
+}
+
+/* Lowest free pe >= from on dev, or UINT32_MAX; skips whole words so it is O(words). */
+static uint32_t extmap_find_free(const struct extmap *m, unsigned dev, uint64_t from)
+{
+	const uint64_t *used = m->used[dev];
+	size_t nr_words = extmap_words(m->nr_pe[dev]);
+	size_t w = from / EXTMAP_WORD_BITS;
+	uint64_t free_bits;
+	uint64_t pe;
+
+	if (from >= m->nr_pe[dev])
+		return UINT32_MAX;
+	free_bits = ~used[w] & (~UINT64_C(0) << (from % EXTMAP_WORD_BITS));
+	while (!free_bits) {
+		if (++w == nr_words)
+			return UINT32_MAX;
+		free_bits = ~used[w];
+	}
+	/* Padding bits past nr_pe read as free; anything found there means none. */
+	pe = (uint64_t)w * EXTMAP_WORD_BITS + (unsigned)__builtin_ctzll(free_bits);
+	return pe < m->nr_pe[dev] ? (uint32_t)pe : UINT32_MAX;
+}
+
+int extmap_init(struct extmap *m, uint32_t nr_logical)
+{
+	if (!m)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	return extmap_resize_logical(m, nr_logical);
+}
+
+void extmap_destroy(struct extmap *m)
+{
+	if (!m)
+		return;
+	free(m->map);
+	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)
+		free(m->used[dev]);
+	memset(m, 0, sizeof(*m));
+}
+
+int extmap_add_dev(struct extmap *m, uint32_t nr_pe, unsigned *dev_out)
+{
+	uint64_t *used;
+	unsigned dev;
+
+	if (!m || !nr_pe)
+		return -EINVAL;
+	if (m->nr_devs >= EXTMAP_MAX_DEVS)
+		return -ENOSPC;
+	used = calloc(extmap_words(nr_pe), sizeof(*used));
+	if (!used)
+		return -ENOMEM;
+	dev = m->nr_devs++;
+	m->used[dev] = used;
+	m->nr_pe[dev] = nr_pe;
+	m->nr_free[dev] = nr_pe;
+	m->free_hint[dev] = 0;
+	if (dev_out)
+		*dev_out = dev;
+	return 0;
+}
+
+int extmap_remove_dev(struct extmap *m, unsigned dev)
+{
+	/* Removing from the middle would renumber every later device. */
+	if (!m || !m->nr_devs || dev != m->nr_devs - 1)
+		return -EINVAL;
+	if (m->nr_free[dev] != m->nr_pe[dev])
+		return -EBUSY;
+	free(m->used[dev]);
+	m->used[dev] = NULL;
+	m->nr_pe[dev] = 0;
+	m->nr_free[dev] = 0;
+	m->free_hint[dev] = 0;
+	m->nr_devs--;
+	return 0;
+}
+
+int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
+{
+	struct extmap_loc *map;
+
+	if (!m)
+		return -EINVAL;
+	for (uint32_t le = nr_logical; le < m->nr_logical; le++)
+		if (m->map[le].dev != EXTMAP_NO_DEV)
+			return -EBUSY;
+	if (!nr_logical) {
+		free(m->map);
+		m->map = NULL;
+		m->nr_logical = 0;
+		return 0;
+	}
+	map = reallocarray(m->map, nr_logical, sizeof(*map));
+	if (!map) {
+		/* A failed shrink leaves the larger block, which still serves. */
+		if (nr_logical < m->nr_logical) {
+			m->nr_logical = nr_logical;
+			return 0;
+		}
+		return -ENOMEM;
+	}
+	for (uint32_t le = m->nr_logical; le < nr_logical; le++)
+		map[le] = extmap_unmapped;
+	m->map = map;
+	m->nr_logical = nr_logical;
+	return 0;
+}
+
+int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	if (!m || le >= m->nr_logical || !extmap_pe_valid(m, dev, pe))
+		return -EINVAL;
+	if (m->map[le].dev != EXTMAP_NO_DEV)
+		return -EEXIST;
+	if (extmap_bit(m->used[dev], pe))
+		return -EBUSY;
+	extmap_set_loc(m, le, dev, pe);
+	return 0;
+}
+
+int extmap_unmap(struct extmap *m, uint32_t le)
+{
+	struct extmap_loc old;
+
+	if (!m || le >= m->nr_logical)
+		return -EINVAL;
+	old = m->map[le];
+	if (old.dev == EXTMAP_NO_DEV)
+		return -ENOENT;
+	m->map[le] = extmap_unmapped;
+	extmap_clear_used(m, old.dev, old.pe);
+	return 0;
+}
+
+int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	struct extmap_loc old;
+
+	if (!m || le >= m->nr_logical || !extmap_pe_valid(m, dev, pe))
+		return -EINVAL;
+	old = m->map[le];
+	if (old.dev == EXTMAP_NO_DEV)
+		return -ENOENT;
+	if (extmap_bit(m->used[dev], pe))
+		return -EBUSY;
+	extmap_set_loc(m, le, dev, pe);
+	extmap_clear_used(m, old.dev, old.pe);
+	return 0;
+}
+
+int extmap_alloc(struct extmap *m, unsigned dev, uint32_t *pe)
+{
+	uint32_t found;
+
+	if (!m || !pe || dev >= m->nr_devs)
+		return -EINVAL;
+	if (!m->nr_free[dev])
+		return -ENOSPC;
+	found = extmap_find_free(m, dev, (uint64_t)m->free_hint[dev] * EXTMAP_WORD_BITS);
+	/* Only reachable when nr_free disagrees with the bitmap. */
+	if (found == UINT32_MAX)
+		return -ENOSPC;
+	m->free_hint[dev] = found / EXTMAP_WORD_BITS;
+	extmap_set_used(m, dev, found);
+	*pe = found;
+	return 0;
+}
+
+int extmap_release(struct extmap *m, unsigned dev, uint32_t pe)
+{
+	if (!m || !extmap_pe_valid(m, dev, pe))
+		return -EINVAL;
+	if (!extmap_bit(m->used[dev], pe))
+		return -ENOENT;
+	extmap_clear_used(m, dev, pe);
+	return 0;
+}
+
+int extmap_fill_linear(struct extmap *m, unsigned dev)
+{
+	uint32_t pe;
+	int n = 0;
+
+	if (!m || dev >= m->nr_devs)
+		return -EINVAL;
+	/* The count must fit the return value. */
+	if (m->nr_free[dev] > INT_MAX && m->nr_logical > INT_MAX)
+		return -ERANGE;
+	pe = extmap_find_free(m, dev, (uint64_t)m->free_hint[dev] * EXTMAP_WORD_BITS);
+	for (uint32_t le = 0; le < m->nr_logical && pe != UINT32_MAX; le++) {
+		if (m->map[le].dev != EXTMAP_NO_DEV)
+			continue;
+		extmap_set_loc(m, le, dev, pe);
+		n++;
+		pe = extmap_find_free(m, dev, (uint64_t)pe + 1);
+	}
+	if (pe != UINT32_MAX)
+		m->free_hint[dev] = pe / EXTMAP_WORD_BITS;
+	return n;
+}
+
+struct extmap_loc extmap_get(const struct extmap *m, uint32_t le)
+{
+	if (!m || le >= m->nr_logical)
+		return extmap_unmapped;
+	return m->map[le];
+}
+
+uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev)
+{
+	uint32_t n = 0;
+
+	if (!m)
+		return 0;
+	for (uint32_t le = 0; le < m->nr_logical; le++)
+		n += m->map[le].dev == dev;
+	return n;
+}
+
+/* Counter, hint and padding of one device against its bitmap. */
+static bool extmap_dev_consistent(const struct extmap *m, unsigned dev)
+{
+	const uint64_t *used = m->used[dev];
+	size_t nr_words = extmap_words(m->nr_pe[dev]);
+	uint32_t tail = m->nr_pe[dev] % EXTMAP_WORD_BITS;
+	uint64_t nr_used = 0;
+
+	if (!used || !m->nr_pe[dev] || m->free_hint[dev] >= nr_words)
+		return false;
+	if (tail && used[nr_words - 1] >> tail)
+		return false;
+	for (size_t w = 0; w < nr_words; w++) {
+		if (w < m->free_hint[dev] && used[w] != ~UINT64_C(0))
+			return false;
+		nr_used += (unsigned)__builtin_popcountll(used[w]);
+	}
+	return m->nr_free[dev] == m->nr_pe[dev] - nr_used;
+}
+
+int extmap_check(const struct extmap *m, uint32_t *bad_le)
+{
+	uint64_t *seen[EXTMAP_MAX_DEVS] = { NULL };
+	uint32_t bad = UINT32_MAX;
+	int ret = -EUCLEAN;
+
+	if (!m)
+		return -EINVAL;
+	if (m->nr_devs > EXTMAP_MAX_DEVS || (m->nr_logical && !m->map))
+		goto out;
+	for (unsigned dev = 0; dev < m->nr_devs; dev++) {
+		if (!extmap_dev_consistent(m, dev))
+			goto out;
+		seen[dev] = calloc(extmap_words(m->nr_pe[dev]), sizeof(*seen[dev]));
+		if (!seen[dev]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (uint32_t le = 0; le < m->nr_logical; le++) {
+		struct extmap_loc loc = m->map[le];
+
+		if (loc.dev == EXTMAP_NO_DEV)
+			continue;
+		if (!extmap_pe_valid(m, loc.dev, loc.pe) || !extmap_bit(m->used[loc.dev], loc.pe) ||
+		    extmap_bit(seen[loc.dev], loc.pe)) {
+			bad = le;
+			goto out;
+		}
+		seen[loc.dev][loc.pe / EXTMAP_WORD_BITS] |= extmap_mask(loc.pe);
+	}
+	ret = 0;
+out:
+	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)
+		free(seen[dev]);
+	if (ret == -EUCLEAN && bad_le)
+		*bad_le = bad;
+	return ret;
+}

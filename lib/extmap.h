@@ -1,0 +1,94 @@
+#ifndef TIERD_EXTMAP_H
+#define TIERD_EXTMAP_H
+
+#include <stdint.h>
+
+/*
+ * The extent map of a pool: logical extent le of the volume is either
+ * unmapped or lives at physical extent pe of pool device dev.  8 bytes per
+ * logical extent plus one bit per physical extent, so a map of millions of
+ * extents stays a few megabytes.
+ *
+ * A physical extent is "used" when a logical extent maps to it or when it
+ * is reserved by extmap_alloc() as a migration destination.  The map has
+ * no reverse index, so it cannot tell those two apart; extmap_check()
+ * verifies what can be verified without one.
+ *
+ * Functions that can fail return 0 or a negative errno.
+ */
+
+#define EXTMAP_MAX_DEVS 16
+#define EXTMAP_NO_DEV 0xffff
+
+struct extmap_loc {
+	uint16_t dev; /* EXTMAP_NO_DEV: unmapped (pe is then 0) */
+	uint16_t reserved;
+	uint32_t pe;
+};
+
+struct extmap {
+	uint32_t nr_logical;
+	struct extmap_loc *map;
+	unsigned nr_devs;
+	uint32_t nr_pe[EXTMAP_MAX_DEVS];
+	uint32_t nr_free[EXTMAP_MAX_DEVS];
+	uint64_t *used[EXTMAP_MAX_DEVS]; /* bit per pe; bits past nr_pe stay 0 */
+	/* Every bitmap word below this index is full: allocation starts here. */
+	uint32_t free_hint[EXTMAP_MAX_DEVS];
+};
+
+/* All nr_logical extents unmapped, no devices.  On error *m is left empty. */
+int extmap_init(struct extmap *m, uint32_t nr_logical);
+/* Accepts NULL and a zeroed or already destroyed map. */
+void extmap_destroy(struct extmap *m);
+
+/* Device indices are dense and in order of addition.  -EINVAL for nr_pe 0, -ENOSPC past EXTMAP_MAX_DEVS. */
+int extmap_add_dev(struct extmap *m, uint32_t nr_pe, unsigned *dev_out);
+/*
+ * Only the last device (-EINVAL otherwise), so indices stay dense; and only
+ * when none of its pe is used, mapped or reserved (-EBUSY otherwise).
+ */
+int extmap_remove_dev(struct extmap *m, unsigned dev);
+/* Growing adds unmapped extents; shrinking needs the dropped tail unmapped (-EBUSY). */
+int extmap_resize_logical(struct extmap *m, uint32_t nr_logical);
+
+/* -EINVAL out of range, -EEXIST le already mapped, -EBUSY pe used. */
+int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
+/* Frees the pe; -ENOENT if le is unmapped. */
+int extmap_unmap(struct extmap *m, uint32_t le);
+/*
+ * Move mapped le (-ENOENT otherwise) to free pe (-EBUSY otherwise) and free
+ * its old pe: the single in-memory step that commits a migration.  A
+ * destination reserved with extmap_alloc() is released first; neither call
+ * can fail once the arguments are known good.
+ */
+int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
+
+/* Reserve the lowest free pe of dev without mapping it; -ENOSPC when full. */
+int extmap_alloc(struct extmap *m, unsigned dev, uint32_t *pe);
+/*
+ * Undo extmap_alloc(); -ENOENT if pe is free.  Releasing a mapped pe
+ * corrupts the map (checking would cost a scan of every le); extmap_check()
+ * reports it.
+ */
+int extmap_release(struct extmap *m, unsigned dev, uint32_t pe);
+/*
+ * Map every unmapped le, in le order, to the lowest free pe of dev until
+ * dev is full.  Returns the number mapped (the initial layout of a pool).
+ */
+int extmap_fill_linear(struct extmap *m, unsigned dev);
+
+/* Unmapped (dev EXTMAP_NO_DEV) for an le out of range too. */
+struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);
+/* Logical extents mapped to dev: a scan, not a counter. */
+uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev);
+
+/*
+ * Consistency: every mapped pe in range, marked used and used by one le
+ * only; counters, search hints and bitmap padding agree with the bitmaps.
+ * Returns 0, -ENOMEM, or -EUCLEAN with *bad_le (may be NULL) set to the
+ * first offending le, or UINT32_MAX when the fault is in per-device state.
+ */
+int extmap_check(const struct extmap *m, uint32_t *bad_le);
+
+#endif

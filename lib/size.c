@@ -1,0 +1,84 @@
+#include "size.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Multiplier letters in order: the n-th one (from 1) scales by 2^(10*n). */
+static const char size_multipliers[] = "kmgtp";
+
+/* Locale-independent: the suffixes are ASCII and must not depend on LC_CTYPE. */
+static char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+int size_parse(const char *s, uint64_t *out)
+{
+	const char *p = s;
+	unsigned shift = 0;
+	uint64_t v = 0;
+
+	if (!s || !out)
+		return -EINVAL;
+	/* Also rejects "", "-1", " 1" and a bare suffix. */
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+
+	if (*p) {
+		const char *mult = strchr(size_multipliers, ascii_lower(*p));
+		if (mult) {
+			shift = 10 * (unsigned)(mult - size_multipliers + 1);
+			p++;
+			/* "Ki" alone is neither a unit nor a typo worth guessing at. */
+			if (ascii_lower(*p) == 'i' && ascii_lower(*++p) != 'b')
+				return -EINVAL;
+		}
+		if (ascii_lower(*p) == 'b')
+			p++;
+		if (*p)
+			return -EINVAL;
+	}
+	if (shift && v > UINT64_MAX >> shift)
+		return -ERANGE;
+	*out = v << shift;
+	return 0;
+}
+
+const char *size_format(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	const unsigned nr_units = sizeof(units) / sizeof(units[0]);
+	unsigned i = 0, shift;
+	uint64_t whole, tenths;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (i + 1 < nr_units && bytes >> (10 * (i + 2)))
+		i++;
+	shift = 10 * (i + 1);
+	whole = bytes >> shift;
+	/* Cannot overflow: the remainder is below 2^60 even for EiB. */
+	tenths = ((bytes & ((UINT64_C(1) << shift) - 1)) * 10 + (UINT64_C(1) << (shift - 1))) >> shift;
+	if (tenths == 10) {
+		whole++;
+		tenths = 0;
+	}
+	/* Rounding 1023.95+ up must not print "1024.0 KiB". */
+	if (whole == 1024 && i + 1 < nr_units) {
+		whole = 1;
+		i++;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 " %s", whole, tenths, units[i]);
+	return buf;
+}

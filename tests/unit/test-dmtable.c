@@ -1,0 +1,326 @@
+#include <errno.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "dmtable.h"
+#include "extmap.h"
+
+/* 4 MiB extents, as a pool would typically use. */
+#define EXT 8192u
+
+static const struct dmtable_dev devs[] = {
+	{ .major = 253, .minor = 4, .data_start = 2048 },
+	{ .major = 8, .minor = 16, .data_start = 8192 },
+	{ .major = 259, .minor = 1048575, .data_start = 0 },
+};
+
+static void check_target(const struct dmtable *t, size_t i, uint64_t start, uint64_t len,
+			 uint32_t major, uint32_t minor, uint64_t offset)
+{
+	CHECK(i < t->nr);
+	CHECK_UINT(t->t[i].start, start);
+	CHECK_UINT(t->t[i].len, len);
+	CHECK_UINT(t->t[i].major, major);
+	CHECK_UINT(t->t[i].minor, minor);
+	CHECK_UINT(t->t[i].offset, offset);
+}
+
+static void check_same_table(const struct dmtable *a, const struct dmtable *b)
+{
+	CHECK_UINT(a->nr, b->nr);
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct dmtable_target *x = &a->t[i];
+
+		check_target(b, i, x->start, x->len, x->major, x->minor, x->offset);
+	}
+}
+
+/* build -> format -> parse must reproduce the built table exactly. */
+static void check_round_trip(const struct dmtable *t)
+{
+	struct dmtable back;
+	char *text;
+
+	CHECK_OK(dmtable_format(t, &text));
+	CHECK_OK(dmtable_parse(&back, text));
+	check_same_table(t, &back);
+	CHECK_UINT(dmtable_size(&back), dmtable_size(t));
+	free(text);
+	dmtable_destroy(&back);
+}
+
+static void build(struct dmtable *t, const struct extmap *m)
+{
+	CHECK_OK(dmtable_build(t, m, devs, EXT));
+	CHECK_UINT(dmtable_size(t), (uint64_t)m->nr_logical * EXT);
+	check_round_trip(t);
+}
+
+/* nr_logical unmapped extents over nr_devs devices of nr_pe extents each. */
+static void init_map(struct extmap *m, uint32_t nr_logical, unsigned nr_devs, uint32_t nr_pe)
+{
+	CHECK_OK(extmap_init(m, nr_logical));
+	for (unsigned i = 0; i < nr_devs; i++)
+		CHECK_OK(extmap_add_dev(m, nr_pe, NULL));
+}
+
+static void test_single_run(void)
+{
+	struct dmtable t;
+	struct extmap m;
+	char buf[32];
+
+	init_map(&m, 100, 1, 100);
+	CHECK_INT(extmap_fill_linear(&m, 0), 100);
+	build(&t, &m);
+	CHECK_UINT(t.nr, 1);
+	check_target(&t, 0, 0, 100 * EXT, 253, 4, 2048);
+	CHECK_OK(dmtable_params(&t.t[0], buf, sizeof(buf)));
+	CHECK_STR(buf, "253:4 2048");
+	dmtable_destroy(&t);
+	dmtable_destroy(&t);
+	extmap_destroy(&m);
+}
+
+static void test_runs_split_and_merge(void)
+{
+	struct dmtable t;
+	struct extmap m;
+	uint32_t pe;
+
+	init_map(&m, 10, 3, 20);
+
+	/* Contiguous on dev 0 for le 0-3, a hole in pe at le 4, then dev 1. */
+	for (uint32_t le = 0; le < 4; le++)
+		CHECK_OK(extmap_map(&m, le, 0, le));
+	CHECK_OK(extmap_map(&m, 4, 0, 5));
+	CHECK_OK(extmap_map(&m, 5, 0, 6));
+	CHECK_OK(extmap_map(&m, 6, 1, 0));
+	CHECK_OK(extmap_map(&m, 7, 1, 1));
+	/* Backwards on one device is not contiguous. */
+	CHECK_OK(extmap_map(&m, 8, 2, 9));
+	CHECK_OK(extmap_map(&m, 9, 2, 8));
+	build(&t, &m);
+	CHECK_UINT(t.nr, 5);
+	check_target(&t, 0, 0, 4 * EXT, 253, 4, 2048);
+	check_target(&t, 1, 4 * EXT, 2 * EXT, 253, 4, 2048 + 5 * EXT);
+	check_target(&t, 2, 6 * EXT, 2 * EXT, 8, 16, 8192);
+	check_target(&t, 3, 8 * EXT, EXT, 259, 1048575, 9 * EXT);
+	check_target(&t, 4, 9 * EXT, EXT, 259, 1048575, 8 * EXT);
+	dmtable_destroy(&t);
+
+	/* Moving le 2 out splits the first run in three... */
+	CHECK_OK(extmap_alloc(&m, 1, &pe));
+	CHECK_OK(extmap_release(&m, 1, pe));
+	CHECK_OK(extmap_remap(&m, 2, 1, pe));
+	build(&t, &m);
+	CHECK_UINT(t.nr, 7);
+	check_target(&t, 0, 0, 2 * EXT, 253, 4, 2048);
+	check_target(&t, 1, 2 * EXT, EXT, 8, 16, 8192 + 2 * EXT);
+	check_target(&t, 2, 3 * EXT, EXT, 253, 4, 2048 + 3 * EXT);
+	dmtable_destroy(&t);
+
+	/* ...and moving it back merges them again. */
+	CHECK_OK(extmap_remap(&m, 2, 0, 2));
+	build(&t, &m);
+	CHECK_UINT(t.nr, 5);
+	check_target(&t, 0, 0, 4 * EXT, 253, 4, 2048);
+	dmtable_destroy(&t);
+
+	/* Closing the pe hole joins le 4-5 onto the first run. */
+	CHECK_OK(extmap_remap(&m, 4, 0, 4));
+	CHECK_OK(extmap_remap(&m, 5, 0, 5));
+	build(&t, &m);
+	CHECK_UINT(t.nr, 4);
+	check_target(&t, 0, 0, 6 * EXT, 253, 4, 2048);
+	dmtable_destroy(&t);
+	extmap_destroy(&m);
+}
+
+static void test_build_errors(void)
+{
+	struct dmtable t = { .nr = 99 };
+	struct extmap m;
+
+	init_map(&m, 3, 1, 3);
+	CHECK_OK(extmap_map(&m, 0, 0, 0));
+	CHECK_OK(extmap_map(&m, 2, 0, 2));
+	/* A live volume has every extent mapped. */
+	CHECK_INT(dmtable_build(&t, &m, devs, EXT), -EINVAL);
+	CHECK_UINT(t.nr, 0);
+	CHECK(t.t == NULL);
+	CHECK_OK(extmap_map(&m, 1, 0, 1));
+	CHECK_INT(dmtable_build(&t, &m, devs, 0), -EINVAL);
+	CHECK_INT(dmtable_build(&t, &m, NULL, EXT), -EINVAL);
+	CHECK_INT(dmtable_build(&t, NULL, devs, EXT), -EINVAL);
+	CHECK_INT(dmtable_build(NULL, &m, devs, EXT), -EINVAL);
+	CHECK_INT(dmtable_build(&t, &m, devs, UINT64_MAX / 2), -ERANGE);
+	/* The volume fits 64 bits but the device offsets do not. */
+	CHECK_INT(dmtable_build(&t, &m, devs, UINT64_MAX / 3 - 100), -ERANGE);
+	CHECK_OK(dmtable_build(&t, &m, devs, EXT));
+	CHECK_UINT(t.nr, 1);
+	dmtable_destroy(&t);
+
+	/* No extents: the empty table, which formats to "". */
+	for (uint32_t le = 0; le < 3; le++)
+		CHECK_OK(extmap_unmap(&m, le));
+	CHECK_OK(extmap_resize_logical(&m, 0));
+	CHECK_OK(dmtable_build(&t, &m, devs, EXT));
+	CHECK_UINT(t.nr, 0);
+	CHECK_UINT(dmtable_size(&t), 0);
+	check_round_trip(&t);
+	dmtable_destroy(&t);
+	extmap_destroy(&m);
+}
+
+static void test_params(void)
+{
+	const struct dmtable_target tg = { .major = 253, .minor = 4, .offset = 2048 };
+	const struct dmtable_target big = { .major = UINT32_MAX, .minor = UINT32_MAX, .offset = UINT64_MAX };
+	char buf[64];
+
+	CHECK_INT(dmtable_params(&tg, buf, 10), -ENOSPC);
+	CHECK_OK(dmtable_params(&tg, buf, 11));
+	CHECK_STR(buf, "253:4 2048");
+	CHECK_INT(dmtable_params(&tg, NULL, 0), -ENOSPC);
+	CHECK_INT(dmtable_params(NULL, buf, sizeof(buf)), -EINVAL);
+	CHECK_OK(dmtable_params(&big, buf, sizeof(buf)));
+	CHECK_STR(buf, "4294967295:4294967295 18446744073709551615");
+}
+
+static void test_format(void)
+{
+	const struct dmtable_target targets[] = {
+		{ 0, 16384, 253, 4, 2048 },
+		{ 16384, 8192, 8, 16, 8192 },
+	};
+	const struct dmtable t = { .nr = 2, .cap = 2, .t = (struct dmtable_target *)targets };
+	const struct dmtable empty = { 0 };
+	char dummy = 0;
+	char *text;
+
+	CHECK_OK(dmtable_format(&t, &text));
+	CHECK_STR(text, "0 16384 linear 253:4 2048\n16384 8192 linear 8:16 8192\n");
+	free(text);
+	CHECK_OK(dmtable_format(&empty, &text));
+	CHECK_STR(text, "");
+	free(text);
+	text = &dummy;
+	CHECK_INT(dmtable_format(NULL, &text), -EINVAL);
+	CHECK(text == NULL);
+	CHECK_INT(dmtable_format(&t, NULL), -EINVAL);
+	CHECK_UINT(dmtable_size(&t), 24576);
+	CHECK_UINT(dmtable_size(NULL), 0);
+}
+
+static void test_parse_good(void)
+{
+	struct dmtable t;
+
+	/* As dmsetup prints it: with and without the final newline. */
+	CHECK_OK(dmtable_parse(&t, "0 16384 linear 253:4 2048\n16384 8 linear 8:16 0\n"));
+	CHECK_UINT(t.nr, 2);
+	check_target(&t, 0, 0, 16384, 253, 4, 2048);
+	check_target(&t, 1, 16384, 8, 8, 16, 0);
+	CHECK_UINT(dmtable_size(&t), 16392);
+	dmtable_destroy(&t);
+
+	CHECK_OK(dmtable_parse(&t, "0 8 linear 8:0 0"));
+	CHECK_UINT(t.nr, 1);
+	dmtable_destroy(&t);
+
+	/* Parsing reports what the kernel has: adjacent runs stay separate. */
+	CHECK_OK(dmtable_parse(&t, "0 8 linear 8:0 0\n8 8 linear 8:0 8\n"));
+	CHECK_UINT(t.nr, 2);
+	dmtable_destroy(&t);
+
+	CHECK_OK(dmtable_parse(&t, "0  8\tlinear 8:0 0 \n"));
+	check_target(&t, 0, 0, 8, 8, 0, 0);
+	dmtable_destroy(&t);
+
+	CHECK_OK(dmtable_parse(&t, ""));
+	CHECK_UINT(t.nr, 0);
+	dmtable_destroy(&t);
+
+	CHECK_OK(dmtable_parse(&t, "0 18446744073709551615 linear 4294967295:4294967295 0\n"));
+	check_target(&t, 0, 0, UINT64_MAX, UINT32_MAX, UINT32_MAX, 0);
+	dmtable_destroy(&t);
+}
+
+static void test_parse_bad(void)
+{
+	static const struct check_bad_input cases[] = {
+		{ "\n", -EINVAL },
+		{ "0 8 linear 8:0 0\n\n", -EINVAL },
+		{ "0 8 linear 8:0 0\n\n8 8 linear 8:0 8\n", -EINVAL },
+		{ " 0 8 linear 8:0 0", -EINVAL },
+		{ "0 8 striped 2 128 8:0 0 8:16 0", -EINVAL },
+		{ "0 8 error", -EINVAL },
+		{ "0 8 linearx 8:0 0", -EINVAL },
+		{ "0 8 Linear 8:0 0", -EINVAL },
+		{ "0 8 linear 8:0", -EINVAL },
+		{ "0 8 linear 8:0 ", -EINVAL },
+		{ "0 8 linear 8 0", -EINVAL },
+		{ "0 8 linear 8:0 0 extra", -EINVAL },
+		{ "0 8 linear /dev/sda 0", -EINVAL },
+		{ "0 8 linear 8:-1 0", -EINVAL },
+		{ "0 -8 linear 8:0 0", -EINVAL },
+		{ "0 +8 linear 8:0 0", -EINVAL },
+		{ "0 0x8 linear 8:0 0", -EINVAL },
+		{ "0 0 linear 8:0 0", -EINVAL },
+		{ "8 8 linear 8:0 0", -EINVAL },
+		{ "0 8 linear 8:0 0\n16 8 linear 8:0 0", -EINVAL },
+		{ "0 8 linear 8:0 0\n4 8 linear 8:0 0", -EINVAL },
+		{ "0 8 linear 8:0 0\n0 8 linear 8:0 0", -EINVAL },
+		{ "0 8 linear 8:0 18446744073709551615", -EINVAL },
+		{ "0 18446744073709551615 linear 8:0 0\n18446744073709551615 1 linear 8:0 0", -EINVAL },
+		{ "0 8 linear 4294967296:0 0", -ERANGE },
+		{ "0 8 linear 8:4294967296 0", -ERANGE },
+		{ "0 18446744073709551616 linear 8:0 0", -ERANGE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dmtable t = { .nr = 99 };
+
+		CHECK_INT(dmtable_parse(&t, cases[i].text), cases[i].err);
+		CHECK_UINT(t.nr, 0);
+		CHECK(t.t == NULL);
+	}
+	CHECK_INT(dmtable_parse(&(struct dmtable){ 0 }, NULL), -EINVAL);
+	CHECK_INT(dmtable_parse(NULL, ""), -EINVAL);
+}
+
+/* A fragmented million-extent volume survives the round trip. */
+static void test_large_round_trip(void)
+{
+	const uint32_t nr = 1000000;
+	struct dmtable t;
+	struct extmap m;
+
+	/* The even-length runs need slightly more than half. */
+	init_map(&m, nr, 2, nr / 2 + 1000);
+	/* Runs of 1, 2, 3... alternating between the two devices. */
+	for (uint32_t le = 0, run = 1, dev = 0, next[2] = { 0, 0 }; le < nr; run++, dev ^= 1)
+		for (uint32_t i = 0; i < run && le < nr; i++, le++)
+			CHECK_OK(extmap_map(&m, le, dev, next[dev]++));
+	CHECK_OK(extmap_check(&m, NULL));
+	build(&t, &m);
+	CHECK_UINT(t.nr, 1414);
+	for (size_t i = 1; i < t.nr; i++)
+		CHECK(t.t[i].major != t.t[i - 1].major);
+	dmtable_destroy(&t);
+	extmap_destroy(&m);
+}
+
+int main(void)
+{
+	test_single_run();
+	test_runs_split_and_merge();
+	test_build_errors();
+	test_params();
+	test_format();
+	test_parse_good();
+	test_parse_bad();
+	test_large_round_trip();
+	return 0;
+}

@@ -1,0 +1,564 @@
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "check.h"
+#include "extmap.h"
+
+/* A map that extmap_check() must accept, or the test stops here. */
+#define CHECK_CONSISTENT(m) CHECK_OK(extmap_check((m), NULL))
+
+static unsigned add_dev(struct extmap *m, uint32_t nr_pe)
+{
+	unsigned dev = 999;
+
+	CHECK_OK(extmap_add_dev(m, nr_pe, &dev));
+	return dev;
+}
+
+/* nr_logical unmapped extents and two devices, numbered 0 and 1. */
+static void init_two_devs(struct extmap *m, uint32_t nr_logical, uint32_t nr_pe0, uint32_t nr_pe1)
+{
+	CHECK_OK(extmap_init(m, nr_logical));
+	CHECK_UINT(add_dev(m, nr_pe0), 0);
+	CHECK_UINT(add_dev(m, nr_pe1), 1);
+}
+
+static void check_loc(const struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	struct extmap_loc loc = extmap_get(m, le);
+
+	CHECK_UINT(loc.dev, dev);
+	CHECK_UINT(loc.pe, pe);
+}
+
+static void test_lifecycle(void)
+{
+	struct extmap zero = { 0 };
+	struct extmap m;
+
+	extmap_destroy(NULL);
+	extmap_destroy(&zero);
+	CHECK_INT(extmap_init(NULL, 4), -EINVAL);
+
+	CHECK_OK(extmap_init(&m, 0));
+	CHECK_UINT(m.nr_logical, 0);
+	CHECK_CONSISTENT(&m);
+	CHECK_UINT(extmap_get(&m, 0).dev, EXTMAP_NO_DEV);
+	extmap_destroy(&m);
+	extmap_destroy(&m);
+
+	CHECK_OK(extmap_init(&m, 10));
+	CHECK_UINT(m.nr_devs, 0);
+	for (uint32_t le = 0; le < 10; le++)
+		check_loc(&m, le, EXTMAP_NO_DEV, 0);
+	check_loc(&m, 10, EXTMAP_NO_DEV, 0);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+	CHECK(m.map == NULL);
+}
+
+static void test_devices(void)
+{
+	struct extmap m;
+
+	CHECK_OK(extmap_init(&m, 4));
+	CHECK_INT(extmap_add_dev(&m, 0, NULL), -EINVAL);
+	for (unsigned i = 0; i < EXTMAP_MAX_DEVS; i++) {
+		CHECK_UINT(add_dev(&m, 1 + i * 50), i);
+		CHECK_UINT(m.nr_free[i], 1 + i * 50);
+	}
+	CHECK_INT(extmap_add_dev(&m, 8, NULL), -ENOSPC);
+	CHECK_UINT(m.nr_devs, EXTMAP_MAX_DEVS);
+	CHECK_CONSISTENT(&m);
+
+	/* Only the last device goes, and only once nothing on it is used. */
+	CHECK_INT(extmap_remove_dev(&m, 3), -EINVAL);
+	CHECK_INT(extmap_remove_dev(&m, EXTMAP_MAX_DEVS), -EINVAL);
+	CHECK_OK(extmap_map(&m, 0, 15, 7));
+	CHECK_INT(extmap_remove_dev(&m, 15), -EBUSY);
+	CHECK_OK(extmap_unmap(&m, 0));
+	CHECK_OK(extmap_remove_dev(&m, 15));
+	CHECK_UINT(m.nr_devs, 15);
+
+	/* A reservation pins the device too: a migration is headed there. */
+	{
+		uint32_t pe;
+
+		CHECK_OK(extmap_alloc(&m, 14, &pe));
+		CHECK_INT(extmap_remove_dev(&m, 14), -EBUSY);
+		CHECK_OK(extmap_release(&m, 14, pe));
+	}
+	CHECK_OK(extmap_remove_dev(&m, 14));
+	CHECK_UINT(add_dev(&m, 3), 14);
+	CHECK_UINT(m.nr_pe[14], 3);
+	CHECK_CONSISTENT(&m);
+	while (m.nr_devs)
+		CHECK_OK(extmap_remove_dev(&m, m.nr_devs - 1));
+	CHECK_INT(extmap_remove_dev(&m, 0), -EINVAL);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+static void test_map_unmap(void)
+{
+	const unsigned d0 = 0, d1 = 1;
+	struct extmap m;
+
+	init_two_devs(&m, 8, 4, 4);
+
+	CHECK_INT(extmap_map(&m, 8, d0, 0), -EINVAL);
+	CHECK_INT(extmap_map(&m, 0, 2, 0), -EINVAL);
+	CHECK_INT(extmap_map(&m, 0, EXTMAP_NO_DEV, 0), -EINVAL);
+	CHECK_INT(extmap_map(&m, 0, d0, 4), -EINVAL);
+	CHECK_INT(extmap_map(NULL, 0, d0, 0), -EINVAL);
+
+	CHECK_OK(extmap_map(&m, 0, d0, 3));
+	check_loc(&m, 0, d0, 3);
+	CHECK_UINT(m.nr_free[d0], 3);
+	CHECK_INT(extmap_map(&m, 0, d1, 0), -EEXIST);
+	CHECK_INT(extmap_map(&m, 1, d0, 3), -EBUSY);
+	/* The same pe number on another device is a different extent. */
+	CHECK_OK(extmap_map(&m, 1, d1, 3));
+	CHECK_UINT(extmap_count_on_dev(&m, d0), 1);
+	CHECK_UINT(extmap_count_on_dev(&m, d1), 1);
+	CHECK_UINT(extmap_count_on_dev(&m, 7), 0);
+	CHECK_CONSISTENT(&m);
+
+	CHECK_INT(extmap_unmap(&m, 2), -ENOENT);
+	CHECK_INT(extmap_unmap(&m, 8), -EINVAL);
+	CHECK_OK(extmap_unmap(&m, 0));
+	check_loc(&m, 0, EXTMAP_NO_DEV, 0);
+	CHECK_UINT(m.nr_free[d0], 4);
+	CHECK_INT(extmap_unmap(&m, 0), -ENOENT);
+	/* The freed pe can be taken again. */
+	CHECK_OK(extmap_map(&m, 5, d0, 3));
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+static void test_remap(void)
+{
+	const unsigned cold = 0, hot = 1;
+	struct extmap m;
+	uint32_t pe;
+
+	init_two_devs(&m, 4, 4, 2);
+	CHECK_INT(extmap_fill_linear(&m, cold), 4);
+
+	CHECK_INT(extmap_remap(&m, 0, hot, 2), -EINVAL);
+	CHECK_INT(extmap_remap(&m, 4, hot, 0), -EINVAL);
+	CHECK_INT(extmap_remap(&m, 0, cold, 1), -EBUSY);
+	CHECK_INT(extmap_remap(&m, 0, cold, 0), -EBUSY);
+
+	/* The migration sequence: reserve, (copy), release and remap. */
+	CHECK_OK(extmap_alloc(&m, hot, &pe));
+	CHECK_UINT(pe, 0);
+	CHECK_INT(extmap_remap(&m, 2, hot, pe), -EBUSY);
+	CHECK_OK(extmap_release(&m, hot, pe));
+	CHECK_OK(extmap_remap(&m, 2, hot, pe));
+	check_loc(&m, 2, hot, 0);
+	CHECK_UINT(m.nr_free[cold], 1);
+	CHECK_UINT(m.nr_free[hot], 1);
+	CHECK_UINT(extmap_count_on_dev(&m, cold), 3);
+	CHECK_CONSISTENT(&m);
+
+	/* The old pe is free again and reusable. */
+	CHECK_OK(extmap_alloc(&m, cold, &pe));
+	CHECK_UINT(pe, 2);
+	CHECK_OK(extmap_release(&m, cold, pe));
+	CHECK_OK(extmap_remap(&m, 2, cold, 2));
+	check_loc(&m, 2, cold, 2);
+	CHECK_UINT(m.nr_free[hot], 2);
+
+	CHECK_OK(extmap_unmap(&m, 3));
+	CHECK_INT(extmap_remap(&m, 3, hot, 1), -ENOENT);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+static void test_alloc(void)
+{
+	/* 130: two full words and a partial one, so padding bits are exercised. */
+	const uint32_t nr_pe = 130;
+	struct extmap m;
+	unsigned dev;
+	uint32_t pe;
+
+	CHECK_OK(extmap_init(&m, 1));
+	dev = add_dev(&m, nr_pe);
+	CHECK_INT(extmap_alloc(&m, 1, &pe), -EINVAL);
+	CHECK_INT(extmap_alloc(&m, dev, NULL), -EINVAL);
+	for (uint32_t i = 0; i < nr_pe; i++) {
+		CHECK_OK(extmap_alloc(&m, dev, &pe));
+		CHECK_UINT(pe, i);
+	}
+	CHECK_UINT(m.nr_free[dev], 0);
+	pe = 4242;
+	CHECK_INT(extmap_alloc(&m, dev, &pe), -ENOSPC);
+	CHECK_UINT(pe, 4242);
+	CHECK_INT(extmap_map(&m, 0, dev, 5), -EBUSY);
+	CHECK_CONSISTENT(&m);
+
+	/* Lowest free first, whatever order they were freed in. */
+	CHECK_OK(extmap_release(&m, dev, 129));
+	CHECK_OK(extmap_release(&m, dev, 70));
+	CHECK_OK(extmap_release(&m, dev, 3));
+	CHECK_INT(extmap_release(&m, dev, 3), -ENOENT);
+	CHECK_INT(extmap_release(&m, dev, nr_pe), -EINVAL);
+	CHECK_INT(extmap_release(&m, 1, 0), -EINVAL);
+	CHECK_CONSISTENT(&m);
+	CHECK_OK(extmap_alloc(&m, dev, &pe));
+	CHECK_UINT(pe, 3);
+	CHECK_OK(extmap_alloc(&m, dev, &pe));
+	CHECK_UINT(pe, 70);
+	CHECK_OK(extmap_alloc(&m, dev, &pe));
+	CHECK_UINT(pe, 129);
+	CHECK_INT(extmap_alloc(&m, dev, &pe), -ENOSPC);
+
+	/* Mapping fills a hole and allocation steps over it. */
+	CHECK_OK(extmap_release(&m, dev, 64));
+	CHECK_OK(extmap_release(&m, dev, 65));
+	CHECK_OK(extmap_map(&m, 0, dev, 64));
+	CHECK_OK(extmap_alloc(&m, dev, &pe));
+	CHECK_UINT(pe, 65);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+static void test_resize_logical(void)
+{
+	struct extmap m;
+	unsigned dev;
+
+	CHECK_OK(extmap_init(&m, 2));
+	dev = add_dev(&m, 10);
+	CHECK_OK(extmap_map(&m, 1, dev, 0));
+	CHECK_OK(extmap_resize_logical(&m, 6));
+	CHECK_UINT(m.nr_logical, 6);
+	check_loc(&m, 1, dev, 0);
+	for (uint32_t le = 2; le < 6; le++)
+		check_loc(&m, le, EXTMAP_NO_DEV, 0);
+	CHECK_OK(extmap_map(&m, 5, dev, 1));
+
+	CHECK_INT(extmap_resize_logical(&m, 5), -EBUSY);
+	CHECK_UINT(m.nr_logical, 6);
+	CHECK_OK(extmap_unmap(&m, 5));
+	CHECK_OK(extmap_resize_logical(&m, 2));
+	CHECK_UINT(m.nr_logical, 2);
+	CHECK_INT(extmap_map(&m, 2, dev, 2), -EINVAL);
+	CHECK_INT(extmap_resize_logical(&m, 0), -EBUSY);
+	CHECK_OK(extmap_unmap(&m, 1));
+	CHECK_OK(extmap_resize_logical(&m, 0));
+	CHECK(m.map == NULL);
+	CHECK_OK(extmap_resize_logical(&m, 3));
+	CHECK_INT(extmap_fill_linear(&m, dev), 3);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+static void test_fill_linear(void)
+{
+	const unsigned small = 0, big = 1;
+	struct extmap m;
+
+	init_two_devs(&m, 10, 4, 100);
+	CHECK_INT(extmap_fill_linear(&m, 2), -EINVAL);
+
+	/* Already-mapped extents and used pe are skipped, not disturbed. */
+	CHECK_OK(extmap_map(&m, 1, big, 50));
+	CHECK_OK(extmap_map(&m, 3, small, 1));
+	CHECK_INT(extmap_fill_linear(&m, small), 3);
+	check_loc(&m, 0, small, 0);
+	check_loc(&m, 1, big, 50);
+	check_loc(&m, 2, small, 2);
+	check_loc(&m, 3, small, 1);
+	check_loc(&m, 4, small, 3);
+	check_loc(&m, 5, EXTMAP_NO_DEV, 0);
+	CHECK_INT(extmap_fill_linear(&m, small), 0);
+
+	CHECK_INT(extmap_fill_linear(&m, big), 5);
+	for (uint32_t le = 5; le < 10; le++)
+		check_loc(&m, le, big, le - 5);
+	CHECK_INT(extmap_fill_linear(&m, big), 0);
+	CHECK_UINT(m.nr_free[big], 94);
+	CHECK_CONSISTENT(&m);
+
+	/* The search hint must not hide pe freed below it. */
+	CHECK_OK(extmap_unmap(&m, 9));
+	CHECK_OK(extmap_unmap(&m, 5));
+	CHECK_INT(extmap_fill_linear(&m, big), 2);
+	check_loc(&m, 5, big, 0);
+	check_loc(&m, 9, big, 4);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+/* Build a small valid map, let corrupt() poke it, expect check() to name bad_le. */
+static void expect_corruption(void (*corrupt)(struct extmap *m), uint32_t bad_le)
+{
+	struct extmap m;
+	uint32_t got = 4242;
+
+	init_two_devs(&m, 200, 100, 150);
+	CHECK_INT(extmap_fill_linear(&m, 0), 100);
+	CHECK_INT(extmap_fill_linear(&m, 1), 100);
+	CHECK_OK(extmap_unmap(&m, 150));
+	CHECK_CONSISTENT(&m);
+	corrupt(&m);
+	CHECK_INT(extmap_check(&m, &got), -EUCLEAN);
+	CHECK_UINT(got, bad_le);
+	CHECK_INT(extmap_check(&m, NULL), -EUCLEAN);
+	extmap_destroy(&m);
+}
+
+static void shared_pe(struct extmap *m)
+{
+	m->map[120] = m->map[110];
+	m->used[1][20 / 64] &= ~(UINT64_C(1) << 20);
+	m->nr_free[1]++;
+}
+
+static void pe_not_marked_used(struct extmap *m)
+{
+	/* Counters kept coherent so only the le scan can see it. */
+	m->map[150] = (struct extmap_loc){ .dev = 1, .pe = 149 };
+}
+
+static void pe_out_of_range(struct extmap *m)
+{
+	m->map[30].pe = 100;
+}
+
+static void dev_out_of_range(struct extmap *m)
+{
+	m->map[7].dev = 2;
+}
+
+static void free_count_off(struct extmap *m)
+{
+	m->nr_free[0]++;
+}
+
+static void used_bit_lost(struct extmap *m)
+{
+	m->used[0][1] &= ~UINT64_C(1);
+}
+
+static void padding_bit_set(struct extmap *m)
+{
+	m->used[1][2] |= UINT64_C(1) << 63;
+	m->nr_free[1]--;
+}
+
+static void hint_too_high(struct extmap *m)
+{
+	m->free_hint[1] = 2;
+}
+
+static void test_check_catches_corruption(void)
+{
+	expect_corruption(shared_pe, 120);
+	expect_corruption(pe_not_marked_used, 150);
+	expect_corruption(pe_out_of_range, 30);
+	expect_corruption(dev_out_of_range, 7);
+	expect_corruption(free_count_off, UINT32_MAX);
+	expect_corruption(used_bit_lost, UINT32_MAX);
+	expect_corruption(padding_bit_set, UINT32_MAX);
+	expect_corruption(hint_too_high, UINT32_MAX);
+	CHECK_INT(extmap_check(NULL, NULL), -EINVAL);
+}
+
+/* xorshift: deterministic, so a failure reproduces. */
+static uint32_t rnd(uint32_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
+
+/*
+ * Random operations against a plain model: owner[dev][pe] is the le using
+ * it, RESERVED for an alloc, FREE otherwise.
+ */
+#define MODEL_LE 97
+#define MODEL_DEVS 3
+#define MODEL_PE 70
+#define FREE UINT32_MAX
+#define RESERVED (UINT32_MAX - 1)
+
+struct model {
+	struct extmap m;
+	uint32_t owner[MODEL_DEVS][MODEL_PE];
+	uint32_t seed;
+};
+
+static uint32_t model_lowest_free(const struct model *s, unsigned dev)
+{
+	for (uint32_t pe = 0; pe < MODEL_PE; pe++)
+		if (s->owner[dev][pe] == FREE)
+			return pe;
+	return FREE;
+}
+
+static void model_step(struct model *s)
+{
+	uint32_t le = rnd(&s->seed) % MODEL_LE;
+	unsigned dev = rnd(&s->seed) % MODEL_DEVS;
+	uint32_t pe = rnd(&s->seed) % MODEL_PE;
+	struct extmap_loc cur = extmap_get(&s->m, le);
+	uint32_t got;
+
+	switch (rnd(&s->seed) % 5) {
+	case 0:
+		if (cur.dev != EXTMAP_NO_DEV)
+			CHECK_INT(extmap_map(&s->m, le, dev, pe), -EEXIST);
+		else if (s->owner[dev][pe] != FREE)
+			CHECK_INT(extmap_map(&s->m, le, dev, pe), -EBUSY);
+		else {
+			CHECK_OK(extmap_map(&s->m, le, dev, pe));
+			s->owner[dev][pe] = le;
+		}
+		break;
+	case 1:
+		if (cur.dev == EXTMAP_NO_DEV) {
+			CHECK_INT(extmap_unmap(&s->m, le), -ENOENT);
+			break;
+		}
+		CHECK_OK(extmap_unmap(&s->m, le));
+		s->owner[cur.dev][cur.pe] = FREE;
+		break;
+	case 2:
+		if (cur.dev == EXTMAP_NO_DEV)
+			CHECK_INT(extmap_remap(&s->m, le, dev, pe), -ENOENT);
+		else if (s->owner[dev][pe] != FREE)
+			CHECK_INT(extmap_remap(&s->m, le, dev, pe), -EBUSY);
+		else {
+			CHECK_OK(extmap_remap(&s->m, le, dev, pe));
+			s->owner[cur.dev][cur.pe] = FREE;
+			s->owner[dev][pe] = le;
+		}
+		break;
+	case 3:
+		pe = model_lowest_free(s, dev);
+		if (pe == FREE) {
+			CHECK_INT(extmap_alloc(&s->m, dev, &got), -ENOSPC);
+			break;
+		}
+		CHECK_OK(extmap_alloc(&s->m, dev, &got));
+		CHECK_UINT(got, pe);
+		s->owner[dev][pe] = RESERVED;
+		break;
+	default:
+		if (s->owner[dev][pe] == FREE) {
+			CHECK_INT(extmap_release(&s->m, dev, pe), -ENOENT);
+		} else if (s->owner[dev][pe] == RESERVED) {
+			CHECK_OK(extmap_release(&s->m, dev, pe));
+			s->owner[dev][pe] = FREE;
+		}
+		break;
+	}
+}
+
+static void model_compare(const struct model *s)
+{
+	for (unsigned dev = 0; dev < MODEL_DEVS; dev++) {
+		uint32_t nr_free = 0, nr_mapped = 0;
+
+		for (uint32_t pe = 0; pe < MODEL_PE; pe++) {
+			uint32_t le = s->owner[dev][pe];
+
+			nr_free += le == FREE;
+			if (le != FREE && le != RESERVED) {
+				check_loc(&s->m, le, dev, pe);
+				nr_mapped++;
+			}
+		}
+		CHECK_UINT(s->m.nr_free[dev], nr_free);
+		CHECK_UINT(extmap_count_on_dev(&s->m, dev), nr_mapped);
+	}
+	CHECK_CONSISTENT(&s->m);
+}
+
+static void test_against_model(void)
+{
+	static struct model s;
+
+	s.seed = 0x9e3779b9u;
+	memset(s.owner, 0xff, sizeof(s.owner));
+	CHECK_OK(extmap_init(&s.m, MODEL_LE));
+	for (unsigned dev = 0; dev < MODEL_DEVS; dev++)
+		add_dev(&s.m, MODEL_PE);
+	for (unsigned i = 0; i < 200000; i++) {
+		model_step(&s);
+		if (i % 97 == 0)
+			model_compare(&s);
+	}
+	model_compare(&s);
+	extmap_destroy(&s.m);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A million extents: fill two devices, migrate a slice, check, all well under a second. */
+static void test_large(void)
+{
+	const uint32_t nr = 1000000;
+	const unsigned cold = 0, hot = 1;
+	struct timespec t0;
+	struct extmap m;
+	double elapsed;
+	uint32_t bad;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	init_two_devs(&m, nr, 800000, 300000);
+	CHECK_INT(extmap_fill_linear(&m, cold), 800000);
+	CHECK_INT(extmap_fill_linear(&m, hot), 200000);
+	CHECK_OK(extmap_check(&m, &bad));
+
+	for (uint32_t le = 0; le < nr; le += 10) {
+		struct extmap_loc old = extmap_get(&m, le);
+		uint32_t pe;
+
+		if (old.dev != cold)
+			continue;
+		CHECK_OK(extmap_alloc(&m, hot, &pe));
+		CHECK_OK(extmap_release(&m, hot, pe));
+		CHECK_OK(extmap_remap(&m, le, hot, pe));
+	}
+	CHECK_UINT(m.nr_free[hot], 20000);
+	CHECK_UINT(m.nr_free[cold], 80000);
+	CHECK_UINT(extmap_count_on_dev(&m, hot), 280000);
+	CHECK_OK(extmap_check(&m, &bad));
+	check_loc(&m, 0, hot, 200000);
+	check_loc(&m, 1, cold, 1);
+	check_loc(&m, 999999, hot, 199999);
+	extmap_destroy(&m);
+
+	elapsed = seconds_since(&t0);
+	printf("1,000,000 extents: %.3f s\n", elapsed);
+	/* Around 0.03 s plain and 0.07 s under ASan: a second leaves room for a busy machine. */
+	CHECK(elapsed < 1.0);
+}
+
+int main(void)
+{
+	test_lifecycle();
+	test_devices();
+	test_map_unmap();
+	test_remap();
+	test_alloc();
+	test_resize_logical();
+	test_fill_linear();
+	test_check_catches_corruption();
+	test_against_model();
+	test_large();
+	return 0;
+}
