@@ -1,0 +1,601 @@
+#include "metadata.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "crc32c.h"
+
+#define METADATA_SB_MAGIC "TIERDSB1"
+#define METADATA_POOL_MAGIC "TIERDMD1"
+#define METADATA_MAGIC_BYTES 8
+/* Magic, version and crc: the opening both records share. */
+#define METADATA_SEAL_BYTES 16
+#define METADATA_CRC_OFFSET 12
+/* The seal, then generation and payload length: what the slot's length counts from. */
+#define METADATA_SLOT_HEADER 32
+#define METADATA_GENERATION_OFFSET 16
+#define METADATA_LENGTH_OFFSET 24
+/* 64 characters and a NUL, padded so the fields after it stay 8-byte aligned. */
+#define METADATA_NAME_FIELD 72
+#define METADATA_DEV_BYTES 48
+#define METADATA_ENTRY_BYTES 8
+/* Slot bytes besides the device records and map entries (see metadata.h). */
+#define METADATA_POOL_FIXED 160
+#define METADATA_UUID_TEXT 36
+
+#define METADATA_EXTENT_MIN (UINT64_C(1) << 20)
+#define METADATA_EXTENT_MAX (UINT64_C(1) << 30)
+
+/*
+ * One description of each record serves both directions: with out set the
+ * codec stores the fields into out, with in set it loads them from in.  So
+ * the field order, the on-device format, is written down exactly once.
+ * Running past len sets overrun instead of touching memory, which is how a
+ * record whose counts disagree with its length is caught.
+ */
+struct metadata_codec {
+	unsigned char *out;
+	const unsigned char *in;
+	size_t pos, len;
+	bool overrun;
+};
+
+static bool metadata_codec_room(struct metadata_codec *c, size_t n)
+{
+	if (c->pos > c->len || c->len - c->pos < n) {
+		c->overrun = true;
+		return false;
+	}
+	return true;
+}
+
+static void metadata_codec_bytes(struct metadata_codec *c, void *val, size_t n)
+{
+	if (!metadata_codec_room(c, n))
+		return;
+	if (c->out)
+		memcpy(c->out + c->pos, val, n);
+	else
+		memcpy(val, c->in + c->pos, n);
+	c->pos += n;
+}
+
+/* Reserved bytes: encode zeroes the whole buffer first, decode ignores them. */
+static void metadata_codec_skip(struct metadata_codec *c, size_t n)
+{
+	if (metadata_codec_room(c, n))
+		c->pos += n;
+}
+
+static void metadata_put_le(unsigned char *p, uint64_t v, unsigned width)
+{
+	for (unsigned i = 0; i < width; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t metadata_get_le(const unsigned char *p, unsigned width)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < width; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Byte-wise, so the format is the same on any host and needs no alignment. */
+static uint64_t metadata_codec_le(struct metadata_codec *c, uint64_t v, unsigned width)
+{
+	if (!metadata_codec_room(c, width))
+		return v;
+	if (c->out)
+		metadata_put_le(c->out + c->pos, v, width);
+	else
+		v = metadata_get_le(c->in + c->pos, width);
+	c->pos += width;
+	return v;
+}
+
+static void metadata_codec_u8(struct metadata_codec *c, uint8_t *v)
+{
+	*v = (uint8_t)metadata_codec_le(c, *v, 1);
+}
+
+static void metadata_codec_u16(struct metadata_codec *c, uint16_t *v)
+{
+	*v = (uint16_t)metadata_codec_le(c, *v, 2);
+}
+
+static void metadata_codec_u32(struct metadata_codec *c, uint32_t *v)
+{
+	*v = (uint32_t)metadata_codec_le(c, *v, 4);
+}
+
+static void metadata_codec_u64(struct metadata_codec *c, uint64_t *v)
+{
+	*v = metadata_codec_le(c, *v, 8);
+}
+
+static void metadata_codec_name(struct metadata_codec *c, char name[METADATA_NAME_MAX + 1])
+{
+	metadata_codec_bytes(c, name, METADATA_NAME_MAX + 1);
+	metadata_codec_skip(c, METADATA_NAME_FIELD - (METADATA_NAME_MAX + 1));
+}
+
+static bool metadata_pow2_between(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v >= lo && v <= hi && !(v & (v - 1));
+}
+
+static bool metadata_extent_size_valid(uint64_t extent_size)
+{
+	return metadata_pow2_between(extent_size, METADATA_EXTENT_MIN, METADATA_EXTENT_MAX);
+}
+
+static bool metadata_lbs_valid(uint32_t lbs)
+{
+	return metadata_pow2_between(lbs, 512, 4096);
+}
+
+static uint64_t metadata_align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) / align * align;
+}
+
+/* 64-bit whatever size_t is, so a hostile count cannot wrap a length check. */
+static uint64_t metadata_pool_bytes64(uint64_t nr_devs, uint64_t nr_logical)
+{
+	return METADATA_POOL_FIXED + nr_devs * METADATA_DEV_BYTES + nr_logical * METADATA_ENTRY_BYTES;
+}
+
+size_t metadata_pool_bytes(unsigned nr_devs, uint32_t nr_logical)
+{
+	uint64_t bytes = metadata_pool_bytes64(nr_devs, nr_logical);
+
+#if SIZE_MAX < UINT64_MAX
+	if (bytes > SIZE_MAX)
+		return SIZE_MAX;
+#endif
+	return (size_t)bytes;
+}
+
+uint64_t metadata_slot_bytes(uint32_t max_logical)
+{
+	return metadata_align_up(metadata_pool_bytes64(METADATA_MAX_DEVS, max_logical),
+				 METADATA_BLOCK);
+}
+
+uint32_t metadata_slot_max_logical(uint64_t slot_bytes)
+{
+	uint64_t fixed = metadata_pool_bytes64(METADATA_MAX_DEVS, 0);
+	uint64_t n;
+
+	if (slot_bytes < fixed)
+		return 0;
+	n = (slot_bytes - fixed) / METADATA_ENTRY_BYTES;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* Whole extents between data_start and the end; UINT64_MAX if data_start is past it. */
+static uint64_t metadata_whole_extents(uint64_t dev_size, uint64_t data_start, uint64_t extent_size)
+{
+	return data_start > dev_size ? UINT64_MAX : (dev_size - data_start) / extent_size;
+}
+
+int metadata_layout(struct metadata_sb *sb, uint64_t dev_size, uint32_t logical_block_size,
+		    uint64_t extent_size, uint32_t max_logical)
+{
+	uint64_t slot = metadata_slot_bytes(max_logical);
+	uint64_t data_start = metadata_align_up(METADATA_BLOCK + 2 * slot, METADATA_ALIGN);
+	uint64_t nr_pe;
+
+	if (!sb || !metadata_extent_size_valid(extent_size) || !metadata_lbs_valid(logical_block_size))
+		return -EINVAL;
+	nr_pe = metadata_whole_extents(dev_size, data_start, extent_size);
+	if (nr_pe == UINT64_MAX || nr_pe < METADATA_MIN_PE)
+		return -ENOSPC;
+	if (nr_pe > UINT32_MAX)
+		return -EFBIG;
+	sb->version = METADATA_VERSION;
+	sb->logical_block_size = logical_block_size;
+	sb->dev_size = dev_size;
+	sb->extent_size = extent_size;
+	sb->slot_offset[0] = METADATA_BLOCK;
+	sb->slot_offset[1] = METADATA_BLOCK + slot;
+	sb->slot_bytes = slot;
+	sb->data_start = data_start;
+	sb->nr_pe = (uint32_t)nr_pe;
+	return 0;
+}
+
+/* Block-aligned, past the superblock and wholly before the data. */
+static bool metadata_slot_placed(const struct metadata_sb *sb, uint64_t offset)
+{
+	return offset % METADATA_BLOCK == 0 && offset >= METADATA_BLOCK &&
+	       offset <= sb->data_start && sb->data_start - offset >= sb->slot_bytes;
+}
+
+static bool metadata_sb_valid(const struct metadata_sb *sb)
+{
+	uint64_t lo = sb->slot_offset[0], hi = sb->slot_offset[1];
+
+	if (lo > hi) {
+		lo = sb->slot_offset[1];
+		hi = sb->slot_offset[0];
+	}
+	return !metadata_name_valid(sb->pool_name) &&
+	       metadata_lbs_valid(sb->logical_block_size) &&
+	       metadata_extent_size_valid(sb->extent_size) &&
+	       sb->slot_bytes >= metadata_slot_bytes(0) && sb->slot_bytes % METADATA_BLOCK == 0 &&
+	       metadata_slot_placed(sb, lo) && metadata_slot_placed(sb, hi) &&
+	       hi - lo >= sb->slot_bytes && sb->data_start % METADATA_ALIGN == 0 &&
+	       sb->nr_pe >= METADATA_MIN_PE &&
+	       metadata_whole_extents(sb->dev_size, sb->data_start, sb->extent_size) == sb->nr_pe;
+}
+
+static void metadata_sb_fields(struct metadata_codec *c, struct metadata_sb *sb)
+{
+	metadata_codec_bytes(c, sb->pool_uuid, sizeof(sb->pool_uuid));
+	metadata_codec_bytes(c, sb->dev_uuid, sizeof(sb->dev_uuid));
+	metadata_codec_name(c, sb->pool_name);
+	metadata_codec_u32(c, &sb->logical_block_size);
+	metadata_codec_skip(c, 4);
+	metadata_codec_u64(c, &sb->dev_size);
+	metadata_codec_u64(c, &sb->extent_size);
+	metadata_codec_u64(c, &sb->slot_offset[0]);
+	metadata_codec_u64(c, &sb->slot_offset[1]);
+	metadata_codec_u64(c, &sb->slot_bytes);
+	metadata_codec_u64(c, &sb->data_start);
+	metadata_codec_u32(c, &sb->nr_pe);
+}
+
+/*
+ * Finish a record whose fields are written and whose crc field is still
+ * zero (the buffer was cleared), so the sum over it is the stored crc.
+ */
+static void metadata_seal(unsigned char *buf, size_t len, const char *magic)
+{
+	memcpy(buf, magic, METADATA_MAGIC_BYTES);
+	metadata_put_le(buf + METADATA_MAGIC_BYTES, METADATA_VERSION, 4);
+	metadata_put_le(buf + METADATA_CRC_OFFSET, crc32c(0, buf, len), 4);
+}
+
+static bool metadata_has_magic(const unsigned char *buf, size_t len, const char *magic)
+{
+	return len >= METADATA_MAGIC_BYTES && !memcmp(buf, magic, METADATA_MAGIC_BYTES);
+}
+
+/*
+ * The crc before the version: a damaged version field is damage, and only
+ * an intact record can tell us it is from a newer tierd.
+ */
+static int metadata_unseal(const unsigned char *buf, size_t len)
+{
+	static const unsigned char zero[4];
+	uint32_t crc = crc32c(0, buf, METADATA_CRC_OFFSET);
+
+	crc = crc32c(crc, zero, sizeof(zero));
+	crc = crc32c(crc, buf + METADATA_SEAL_BYTES, len - METADATA_SEAL_BYTES);
+	if (crc != metadata_get_le(buf + METADATA_CRC_OFFSET, 4))
+		return -EBADMSG;
+	if (metadata_get_le(buf + METADATA_MAGIC_BYTES, 4) != METADATA_VERSION)
+		return -EPROTONOSUPPORT;
+	return 0;
+}
+
+int metadata_sb_encode(const struct metadata_sb *sb, void *block)
+{
+	struct metadata_codec c = { .out = block, .pos = METADATA_SEAL_BYTES, .len = METADATA_BLOCK };
+	struct metadata_sb copy;
+
+	if (!sb || !block || !metadata_sb_valid(sb))
+		return -EINVAL;
+	/* The codec works on mutable fields in both directions. */
+	copy = *sb;
+	memset(block, 0, METADATA_BLOCK);
+	metadata_sb_fields(&c, &copy);
+	metadata_seal(block, METADATA_BLOCK, METADATA_SB_MAGIC);
+	return 0;
+}
+
+int metadata_sb_decode(struct metadata_sb *sb, const void *block)
+{
+	struct metadata_codec c = { .in = block, .pos = METADATA_SEAL_BYTES, .len = METADATA_BLOCK };
+	struct metadata_sb got = { .version = METADATA_VERSION };
+	int r;
+
+	if (!sb || !block)
+		return -EINVAL;
+	if (!metadata_has_magic(block, METADATA_BLOCK, METADATA_SB_MAGIC))
+		return -ENOENT;
+	r = metadata_unseal(block, METADATA_BLOCK);
+	if (r)
+		return r;
+	metadata_sb_fields(&c, &got);
+	if (!metadata_sb_valid(&got))
+		return -EUCLEAN;
+	*sb = got;
+	return 0;
+}
+
+static bool metadata_dev_valid(const struct metadata_dev *d, uint64_t extent_size)
+{
+	return (d->tier == METADATA_TIER_HDD || d->tier == METADATA_TIER_SSD) && d->nr_pe &&
+	       d->reserve_pe <= d->nr_pe && metadata_lbs_valid(d->logical_block_size) &&
+	       d->data_start && d->data_start % METADATA_ALIGN == 0 &&
+	       d->data_start <= d->size_bytes &&
+	       (d->size_bytes - d->data_start) / extent_size >= d->nr_pe;
+}
+
+static bool metadata_pool_valid(const struct metadata_pool *p)
+{
+	if (!p->generation || metadata_name_valid(p->name) ||
+	    !metadata_extent_size_valid(p->extent_size) || (p->flags & ~METADATA_POOL_SSD_GROWS) ||
+	    !p->nr_devs || p->nr_devs > METADATA_MAX_DEVS)
+		return false;
+	for (unsigned i = 0; i < p->nr_devs; i++) {
+		if (!metadata_dev_valid(&p->devs[i], p->extent_size))
+			return false;
+		/* A device listed twice would have its extents handed out twice. */
+		for (unsigned j = 0; j < i; j++)
+			if (!memcmp(p->devs[i].uuid, p->devs[j].uuid, sizeof(p->devs[i].uuid)))
+				return false;
+	}
+	return true;
+}
+
+static void metadata_dev_fields(struct metadata_codec *c, struct metadata_dev *d)
+{
+	/* The enum's size is the compiler's choice; on the device it is one byte. */
+	uint8_t tier = (uint8_t)d->tier;
+
+	metadata_codec_bytes(c, d->uuid, sizeof(d->uuid));
+	metadata_codec_u8(c, &tier);
+	metadata_codec_skip(c, 3);
+	metadata_codec_u32(c, &d->nr_pe);
+	metadata_codec_u32(c, &d->reserve_pe);
+	metadata_codec_u32(c, &d->logical_block_size);
+	metadata_codec_u64(c, &d->data_start);
+	metadata_codec_u64(c, &d->size_bytes);
+	d->tier = (enum metadata_tier)tier;
+}
+
+/*
+ * Everything of a slot but the seal and the map entries.  Decoding stops at
+ * a device count too large for p->devs; decode then rejects the record.
+ */
+static void metadata_pool_fields(struct metadata_codec *c, struct metadata_pool *p,
+				 uint64_t *payload_len, uint32_t *nr_logical)
+{
+	uint32_t nr_devs = p->nr_devs;
+
+	metadata_codec_u64(c, &p->generation);
+	metadata_codec_u64(c, payload_len);
+	metadata_codec_bytes(c, p->uuid, sizeof(p->uuid));
+	metadata_codec_name(c, p->name);
+	metadata_codec_u64(c, &p->extent_size);
+	metadata_codec_u32(c, &p->flags);
+	metadata_codec_skip(c, 4);
+	metadata_codec_u64(c, &p->created);
+	metadata_codec_u32(c, &nr_devs);
+	metadata_codec_skip(c, 4);
+	if (nr_devs > METADATA_MAX_DEVS) {
+		c->overrun = true;
+		return;
+	}
+	p->nr_devs = nr_devs;
+	for (unsigned i = 0; i < nr_devs; i++)
+		metadata_dev_fields(c, &p->devs[i]);
+	metadata_codec_u32(c, nr_logical);
+	metadata_codec_skip(c, 4);
+}
+
+static void metadata_codec_entry(struct metadata_codec *c, struct extmap_loc *loc)
+{
+	metadata_codec_u16(c, &loc->dev);
+	metadata_codec_skip(c, 2);
+	metadata_codec_u32(c, &loc->pe);
+}
+
+static bool metadata_map_matches(const struct metadata_pool *p, const struct extmap *m)
+{
+	if (m->nr_devs != p->nr_devs || (m->nr_logical && !m->map))
+		return false;
+	for (unsigned i = 0; i < p->nr_devs; i++)
+		if (m->nr_pe[i] != p->devs[i].nr_pe)
+			return false;
+	return true;
+}
+
+int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, void *buf,
+			 size_t cap)
+{
+	struct metadata_codec c = { .out = buf, .pos = METADATA_SEAL_BYTES };
+	struct metadata_pool copy;
+	uint32_t nr_logical;
+	uint64_t payload_len;
+
+	if (!p || !m || !buf || !metadata_pool_valid(p) || !metadata_map_matches(p, m))
+		return -EINVAL;
+	c.len = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	if (cap < c.len)
+		return -ENOSPC;
+	copy = *p;
+	nr_logical = m->nr_logical;
+	payload_len = c.len - METADATA_SLOT_HEADER;
+	memset(buf, 0, c.len);
+	metadata_pool_fields(&c, &copy, &payload_len, &nr_logical);
+	for (uint32_t le = 0; le < nr_logical; le++) {
+		struct extmap_loc loc = m->map[le];
+
+		/* Unmapped entries carry pe 0 whatever the map holds: decode insists. */
+		if (loc.dev == EXTMAP_NO_DEV)
+			loc.pe = 0;
+		else if (loc.dev >= m->nr_devs || loc.pe >= m->nr_pe[loc.dev])
+			return -EINVAL;
+		metadata_codec_entry(&c, &loc);
+	}
+	metadata_seal(buf, c.len, METADATA_POOL_MAGIC);
+	return 0;
+}
+
+/* Rebuild the map through extmap_map(), which refuses out-of-range and doubly used pe. */
+static int metadata_map_decode(struct metadata_codec *c, const struct metadata_pool *p,
+			       struct extmap *m, uint32_t nr_logical)
+{
+	int r = extmap_init(m, nr_logical);
+
+	for (unsigned i = 0; !r && i < p->nr_devs; i++)
+		r = extmap_add_dev(m, p->devs[i].nr_pe, NULL);
+	for (uint32_t le = 0; !r && le < nr_logical; le++) {
+		struct extmap_loc loc = { 0 };
+
+		metadata_codec_entry(c, &loc);
+		if (loc.dev == EXTMAP_NO_DEV)
+			r = loc.pe ? -EUCLEAN : 0;
+		else if (extmap_map(m, le, loc.dev, loc.pe))
+			r = -EUCLEAN;
+	}
+	/* Redundant by construction; cheap, and it is what the header promises callers. */
+	return r ? r : extmap_check(m, NULL);
+}
+
+int metadata_pool_peek(const void *buf, size_t len, uint64_t *generation, uint64_t *bytes)
+{
+	const unsigned char *b = buf;
+	uint64_t payload_len;
+
+	if (!buf)
+		return -EINVAL;
+	if (!metadata_has_magic(b, len, METADATA_POOL_MAGIC))
+		return -ENOENT;
+	if (len < METADATA_SLOT_HEADER)
+		return -EUCLEAN;
+	payload_len = metadata_get_le(b + METADATA_LENGTH_OFFSET, 8);
+	/* No valid record is longer; and the sum below cannot wrap. */
+	if (payload_len > metadata_pool_bytes64(METADATA_MAX_DEVS, UINT32_MAX) - METADATA_SLOT_HEADER)
+		return -EUCLEAN;
+	if (generation)
+		*generation = metadata_get_le(b + METADATA_GENERATION_OFFSET, 8);
+	if (bytes)
+		*bytes = METADATA_SLOT_HEADER + payload_len;
+	return 0;
+}
+
+int metadata_pool_decode(struct metadata_pool *p, struct extmap *m, const void *buf, size_t len)
+{
+	struct metadata_codec c = { .in = buf, .pos = METADATA_SEAL_BYTES };
+	uint64_t payload_len = 0, bytes;
+	uint32_t nr_logical = 0;
+	int r;
+
+	if (!p || !m || !buf)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	memset(m, 0, sizeof(*m));
+	r = metadata_pool_peek(buf, len, NULL, &bytes);
+	if (r)
+		goto out;
+	r = -EUCLEAN;
+	if (bytes > len)
+		goto out;
+	c.len = (size_t)bytes;
+	r = metadata_unseal(buf, c.len);
+	if (r)
+		goto out;
+	r = -EUCLEAN;
+	metadata_pool_fields(&c, p, &payload_len, &nr_logical);
+	if (c.overrun || !metadata_pool_valid(p) ||
+	    c.len != metadata_pool_bytes64(p->nr_devs, nr_logical))
+		goto out;
+	r = metadata_map_decode(&c, p, m, nr_logical);
+out:
+	if (r) {
+		extmap_destroy(m);
+		memset(p, 0, sizeof(*p));
+	}
+	return r;
+}
+
+unsigned metadata_next_slot(const uint64_t gens[2])
+{
+	return gens[0] > gens[1] ? 1 : 0;
+}
+
+void metadata_uuid_format(const uint8_t uuid[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o = out;
+
+	for (unsigned i = 0; i < 16; i++) {
+		/* Hyphens before bytes 4, 6, 8 and 10 give the 8-4-4-4-12 groups. */
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*o++ = '-';
+		*o++ = hex[uuid[i] >> 4];
+		*o++ = hex[uuid[i] & 0xf];
+	}
+	*o = '\0';
+}
+
+static int metadata_hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+static bool metadata_uuid_hyphen_at(size_t i)
+{
+	return i == 8 || i == 13 || i == 18 || i == 23;
+}
+
+int metadata_uuid_parse(uint8_t uuid[16], const char *s)
+{
+	uint8_t got[16] = { 0 };
+	unsigned nibble = 0;
+
+	if (!uuid || !s || strnlen(s, METADATA_UUID_TEXT + 1) != METADATA_UUID_TEXT)
+		return -EINVAL;
+	for (size_t i = 0; i < METADATA_UUID_TEXT; i++) {
+		int d = metadata_hex_digit(s[i]);
+
+		if (metadata_uuid_hyphen_at(i)) {
+			if (s[i] != '-')
+				return -EINVAL;
+			continue;
+		}
+		if (d < 0)
+			return -EINVAL;
+		got[nibble / 2] |= (uint8_t)(nibble % 2 ? d : d << 4);
+		nibble++;
+	}
+	memcpy(uuid, got, sizeof(got));
+	return 0;
+}
+
+/* ASCII by hand: isalnum() follows the locale, a name on disk must not. */
+static bool metadata_name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_' || ch == '.' || ch == '+' || ch == '-';
+}
+
+int metadata_name_valid(const char *name)
+{
+	size_t len;
+
+	if (!name || name[0] == '.' || name[0] == '-')
+		return -EINVAL;
+	/* Bounded: a name field read from a device may lack its NUL. */
+	len = strnlen(name, METADATA_NAME_MAX + 1);
+	if (!len || len > METADATA_NAME_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++)
+		if (!metadata_name_char(name[i]))
+			return -EINVAL;
+	return 0;
+}
