@@ -1,13 +1,39 @@
 #include "dmctl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <libdevmapper.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* Flags of dmctl_simple(). */
+enum {
+	DMCTL_SKIP_LOCKFS = 1 << 0,
+	DMCTL_NOFLUSH = 1 << 1,
+	DMCTL_DEFERRED = 1 << 2,
+};
+
 static char last_error[256];
+
+__attribute__((format(printf, 1, 0)))
+static void dmctl_vset_error(const char *fmt, va_list ap)
+{
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+}
+
+/* For failures libdevmapper does not report itself, or reports misleadingly. */
+__attribute__((format(printf, 1, 2)))
+static void dmctl_set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dmctl_vset_error(fmt, ap);
+	va_end(ap);
+}
 
 /* libdevmapper reports failures only through its log hook. */
 __attribute__((format(printf, 5, 0)))
@@ -19,7 +45,7 @@ static void dmctl_log(int level, const char *file, int line, int dm_errno_or_cla
 	if ((level & 7) > 3) /* keep errors, drop warnings, notices and debug */
 		return;
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	dmctl_vset_error(fmt, ap);
 	va_end(ap);
 }
 
@@ -27,6 +53,12 @@ void dmctl_init(void)
 {
 	last_error[0] = '\0';
 	dm_log_with_errno_init(dmctl_log);
+	/*
+	 * Without udev sync libdevmapper queues node changes itself; dmctl_run()
+	 * applies them at once, so /dev/mapper/NAME is there (or gone) when a
+	 * call returns, with or without udev running.
+	 */
+	dm_udev_set_sync_support(0);
 }
 
 const char *dmctl_last_error(void)
@@ -40,6 +72,56 @@ static int dmctl_available(void)
 	if (access("/dev/mapper/control", R_OK | W_OK) != 0)
 		return errno == ENOENT ? -ENODEV : -errno;
 	return 0;
+}
+
+/* A task of TYPE for NAME (a device, or a target type for versions). */
+static int dmctl_task(int type, const char *name, struct dm_task **dmt_out)
+{
+	struct dm_task *dmt;
+	int r = dmctl_available();
+
+	if (r < 0)
+		return r;
+	dmt = dm_task_create(type);
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_name(dmt, name)) {
+		dm_task_destroy(dmt);
+		return -EINVAL;
+	}
+	*dmt_out = dmt;
+	return 0;
+}
+
+/* The kernel's errno on failure; -EIO if libdevmapper gave up before the ioctl. */
+static int dmctl_run(struct dm_task *dmt)
+{
+	int e;
+
+	if (dm_task_run(dmt)) {
+		dm_task_update_nodes();
+		return 0;
+	}
+	e = dm_task_get_errno(dmt);
+	return e > 0 ? -e : -EIO;
+}
+
+static int dmctl_simple(int type, const char *name, unsigned int flags)
+{
+	struct dm_task *dmt = NULL;
+	int r = dmctl_task(type, name, &dmt);
+
+	if (r < 0)
+		return r;
+	if (flags & DMCTL_SKIP_LOCKFS)
+		dm_task_skip_lockfs(dmt);
+	if (flags & DMCTL_NOFLUSH)
+		dm_task_no_flush(dmt);
+	if (flags & DMCTL_DEFERRED)
+		dm_task_deferred_remove(dmt);
+	r = dmctl_run(dmt);
+	dm_task_destroy(dmt);
+	return r;
 }
 
 int dmctl_driver_version(char *buf, size_t len)
@@ -62,16 +144,10 @@ int dmctl_target_version(const char *target, struct dmctl_version *out)
 {
 	struct dm_task *dmt = NULL;
 	struct dm_versions *v;
-	int r = dmctl_available();
+	int r = dmctl_task(DM_DEVICE_GET_TARGET_VERSION, target, &dmt);
 
 	if (r < 0)
 		return r;
-	dmt = dm_task_create(DM_DEVICE_GET_TARGET_VERSION);
-	if (!dmt)
-		return -ENOMEM;
-	r = -EINVAL;
-	if (!dm_task_set_name(dmt, target))
-		goto out;
 	r = -ENOENT;
 	if (!dm_task_run(dmt))
 		goto out;
@@ -82,6 +158,295 @@ int dmctl_target_version(const char *target, struct dmctl_version *out)
 	out->minor = v->version[1];
 	out->patch = v->version[2];
 	r = 0;
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/*
+ * A reload fails with ENXIO both for a missing volume and for a missing
+ * device named in the table, and with assorted codes for a table the kernel
+ * cannot build: keep what a caller can act on, call the rest -EINVAL.
+ */
+static int dmctl_load_error(const char *name, int r)
+{
+	struct dmctl_info info;
+
+	switch (r) {
+	case 0:
+	case -EBUSY:
+	case -ENOMEM:
+	case -EPERM:
+	case -EACCES:
+		return r;
+	case -ENXIO:
+		if (dmctl_info(name, &info) == 0 && !info.exists)
+			return -ENXIO;
+		break;
+	}
+	return -EINVAL;
+}
+
+int dmctl_load(const char *name, const struct dmctl_target *t, size_t nr)
+{
+	struct dm_task *dmt = NULL;
+	int r = dmctl_task(DM_DEVICE_RELOAD, name, &dmt);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < nr; i++) {
+		r = -EINVAL;
+		if (!dm_task_add_target(dmt, t[i].start, t[i].len, t[i].type,
+					t[i].params ? t[i].params : ""))
+			goto out;
+	}
+	r = dmctl_load_error(name, dmctl_run(dmt));
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int dmctl_clear(const char *name)
+{
+	return dmctl_simple(DM_DEVICE_CLEAR, name, 0);
+}
+
+int dmctl_suspend(const char *name, int flush)
+{
+	return dmctl_simple(DM_DEVICE_SUSPEND, name, DMCTL_SKIP_LOCKFS | (flush ? 0 : DMCTL_NOFLUSH));
+}
+
+int dmctl_resume(const char *name)
+{
+	/* Swapping tables suspends first if needed: that must not freeze filesystems either. */
+	return dmctl_simple(DM_DEVICE_RESUME, name, DMCTL_SKIP_LOCKFS);
+}
+
+/* Remove a device dmctl_create() made, keeping the reason it failed. */
+static void dmctl_undo_create(const char *name)
+{
+	char why[sizeof(last_error)];
+
+	memcpy(why, last_error, sizeof(why));
+	(void)dmctl_simple(DM_DEVICE_REMOVE, name, 0);
+	memcpy(last_error, why, sizeof(why));
+}
+
+int dmctl_create(const char *name, const char *uuid, const struct dmctl_target *t, size_t nr)
+{
+	struct dm_task *dmt = NULL;
+	int r = dmctl_task(DM_DEVICE_CREATE, name, &dmt);
+
+	if (r < 0)
+		return r;
+	r = -EINVAL;
+	if (uuid && !dm_task_set_uuid(dmt, uuid))
+		goto out;
+	r = dmctl_run(dmt);
+	if (r == -EBUSY) {
+		dmctl_set_error("device-mapper: a device named %s%s%s already exists", name,
+				uuid && *uuid ? " or with uuid " : "", uuid ? uuid : "");
+		r = -EEXIST;
+	}
+	if (r < 0)
+		goto out;
+	r = dmctl_load(name, t, nr);
+	if (r == 0)
+		r = dmctl_resume(name);
+	if (r < 0)
+		dmctl_undo_create(name);
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/*
+ * Swap in an `error` table, the core of a forced remove. The swap suspends
+ * without flushing: I/O held by the old table (a dead device below, a
+ * suspended one) is requeued onto `error` and fails instead of hanging.
+ */
+static int dmctl_fail_io(const char *name, uint64_t sectors)
+{
+	const struct dmctl_target error = { .start = 0, .len = sectors, .type = "error" };
+	int r = dmctl_load(name, &error, 1);
+
+	if (r < 0)
+		return r;
+	r = dmctl_simple(DM_DEVICE_RESUME, name, DMCTL_SKIP_LOCKFS | DMCTL_NOFLUSH);
+	if (r < 0)
+		(void)dmctl_clear(name);
+	return r;
+}
+
+int dmctl_remove(const char *name, int force)
+{
+	struct dmctl_info info;
+	int r;
+
+	if (!force)
+		return dmctl_simple(DM_DEVICE_REMOVE, name, 0);
+	r = dmctl_info(name, &info);
+	if (r < 0)
+		return r;
+	if (info.live_table && (info.open_count > 0 || info.suspended)) {
+		r = dmctl_fail_io(name, info.size_sectors);
+		if (r < 0)
+			return r;
+	}
+	return dmctl_simple(DM_DEVICE_REMOVE, name, DMCTL_DEFERRED);
+}
+
+/* Run a TABLE or STATUS query: on success *dmt_out holds the targets, di the device. */
+static int dmctl_query(int type, const char *name, struct dm_task **dmt_out, struct dm_info *di)
+{
+	struct dm_task *dmt = NULL;
+	int r = dmctl_task(type, name, &dmt);
+
+	if (r < 0)
+		return r;
+	/* Status would make thin and cache targets commit metadata first. */
+	dm_task_no_flush(dmt);
+	r = dmctl_run(dmt);
+	if (r == 0 && !dm_task_get_info(dmt, di))
+		r = -EIO;
+	if (r < 0) {
+		dm_task_destroy(dmt);
+		return r;
+	}
+	*dmt_out = dmt;
+	return 0;
+}
+
+int dmctl_info(const char *name, struct dmctl_info *info)
+{
+	struct dm_task *dmt = NULL;
+	struct dm_info di;
+	void *next = NULL;
+	uint64_t start, len;
+	char *type, *params;
+	/* STATUS, not INFO: the same ioctl also gives the live table's size. */
+	int r = dmctl_query(DM_DEVICE_STATUS, name, &dmt, &di);
+
+	memset(info, 0, sizeof(*info));
+	if (r < 0)
+		return r;
+	if (di.exists) {
+		info->exists = 1;
+		info->suspended = di.suspended;
+		info->live_table = di.live_table;
+		info->inactive_table = di.inactive_table;
+		info->open_count = di.open_count > 0 ? (uint32_t)di.open_count : 0;
+		info->major = di.major;
+		info->minor = (uint32_t)di.minor;
+		do {
+			next = dm_get_next_target(dmt, next, &start, &len, &type, &params);
+			if (type)
+				info->size_sectors = start + len;
+		} while (next);
+	}
+	dm_task_destroy(dmt);
+	return 0;
+}
+
+/* libdevmapper treats a status query of a missing device as a success. */
+static int dmctl_no_device(const char *name)
+{
+	dmctl_set_error("device-mapper: no device named %s", name);
+	return -ENXIO;
+}
+
+int dmctl_uuid(const char *name, char *buf, size_t len)
+{
+	struct dm_task *dmt = NULL;
+	struct dm_info di;
+	const char *uuid;
+	int r = dmctl_query(DM_DEVICE_STATUS, name, &dmt, &di);
+
+	if (r < 0)
+		return r;
+	uuid = dm_task_get_uuid(dmt);
+	if (!di.exists)
+		r = dmctl_no_device(name);
+	else if (!uuid)
+		r = -EIO;
+	else if (strlen(uuid) >= len)
+		r = -ERANGE;
+	else
+		memcpy(buf, uuid, strlen(uuid) + 1);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int dmctl_targets_text(int type, const char *name, char **text)
+{
+	struct dm_task *dmt = NULL;
+	struct dm_info di;
+	void *next = NULL;
+	uint64_t start, len;
+	char *target, *params, *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int r = dmctl_query(type, name, &dmt, &di);
+
+	*text = NULL;
+	if (r < 0)
+		return r;
+	if (!di.exists) {
+		r = dmctl_no_device(name);
+		goto out;
+	}
+	r = -ENOMEM;
+	f = open_memstream(&buf, &size);
+	if (!f)
+		goto out;
+	do {
+		next = dm_get_next_target(dmt, next, &start, &len, &target, &params);
+		if (target)
+			fprintf(f, "%" PRIu64 " %" PRIu64 " %s %s\n", start, len, target,
+				params ? params : "");
+	} while (next);
+	if (fclose(f) != 0)
+		goto out;
+	*text = buf;
+	buf = NULL;
+	r = 0;
+out:
+	free(buf);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int dmctl_table(const char *name, char **text)
+{
+	return dmctl_targets_text(DM_DEVICE_TABLE, name, text);
+}
+
+int dmctl_status(const char *name, char **text)
+{
+	return dmctl_targets_text(DM_DEVICE_STATUS, name, text);
+}
+
+int dmctl_message(const char *name, uint64_t sector, const char *msg, char **response)
+{
+	struct dm_task *dmt = NULL;
+	const char *answer;
+	int r;
+
+	if (response)
+		*response = NULL;
+	r = dmctl_task(DM_DEVICE_TARGET_MSG, name, &dmt);
+	if (r < 0)
+		return r;
+	r = -ENOMEM;
+	if (!dm_task_set_sector(dmt, sector) || !dm_task_set_message(dmt, msg))
+		goto out;
+	r = dmctl_run(dmt);
+	if (r < 0 || !response)
+		goto out;
+	answer = dm_task_get_message_response(dmt);
+	*response = strdup(answer ? answer : "");
+	if (!*response)
+		r = -ENOMEM;
 out:
 	dm_task_destroy(dmt);
 	return r;

@@ -11,10 +11,31 @@ struct dmctl_version {
 	uint32_t major, minor, patch;
 };
 
-/* Route libdevmapper's messages into dmctl_last_error() instead of stderr. */
+/* One line of a table. Positions and lengths are 512-byte sectors. */
+struct dmctl_target {
+	uint64_t start, len;
+	const char *type;   /* "linear", "mirror", "error", ... */
+	const char *params; /* as `dmsetup table` shows them; NULL means "" */
+};
+
+struct dmctl_info {
+	int exists;
+	int suspended;
+	int live_table;
+	int inactive_table;
+	uint32_t open_count;
+	uint32_t major, minor;
+	uint64_t size_sectors; /* of the live table, 0 without one */
+};
+
+/*
+ * Route libdevmapper's messages into dmctl_last_error() instead of stderr,
+ * and turn udev synchronisation off: libdevmapper then creates and removes
+ * the /dev/mapper nodes itself (tierd does not depend on udev rules).
+ */
 void dmctl_init(void);
 
-/* The last error libdevmapper reported, or "" if none since dmctl_init(). */
+/* The last error libdevmapper (or dmctl) reported, or "" if none since dmctl_init(). */
 const char *dmctl_last_error(void);
 
 /* Kernel driver version as text ("4.47.0"). -ENODEV without device-mapper. */
@@ -28,5 +49,71 @@ int dmctl_library_version(char *buf, size_t len);
  * can (DM_GET_TARGET_VERSION); -ENOENT if the kernel has no such target.
  */
 int dmctl_target_version(const char *target, struct dmctl_version *out);
+
+/*
+ * Errors of the device functions below, besides those listed with each:
+ * -ENODEV without device-mapper, -ENXIO if there is no device NAME, -EINVAL
+ * for a name, uuid or target type libdevmapper refuses (too long...).
+ */
+
+/*
+ * Create NAME (uuid may be NULL), load the table and resume: the device and
+ * /dev/mapper/NAME exist on return. On failure nothing is left behind.
+ * -EEXIST if the name or uuid is taken, -EINVAL if the kernel rejects the
+ * table, -EBUSY if a device in it is held exclusively by someone else.
+ */
+int dmctl_create(const char *name, const char *uuid, const struct dmctl_target *t, size_t nr);
+
+/*
+ * Load a table into the inactive slot; I/O keeps using the live one until
+ * dmctl_resume(). Errors as for dmctl_create().
+ */
+int dmctl_load(const char *name, const struct dmctl_target *t, size_t nr);
+
+/* Drop the inactive table, if any. */
+int dmctl_clear(const char *name);
+
+/*
+ * Suspend: queue new I/O and wait for I/O in flight. flush == 0 is noflush
+ * (I/O the target holds, e.g. a mirror in recovery, is requeued rather than
+ * completed). Filesystems are never frozen: a remap needs no fs freeze.
+ */
+int dmctl_suspend(const char *name, int flush);
+
+/*
+ * Swap in the inactive table, if any, and resume I/O. -EINVAL if the kernel
+ * rejects the new table at the swap (e.g. a device shorter than its target);
+ * the old table then stays live.
+ */
+int dmctl_resume(const char *name);
+
+/*
+ * Remove NAME. -EBUSY while it is open, unless force: then, as dmsetup
+ * remove --force does, the table is first replaced with `error` (pending
+ * and new I/O fail, the devices it mapped are released), and if it is still
+ * open the kernel removes it at the last close (the name stays taken until
+ * then).
+ */
+int dmctl_remove(const char *name, int force);
+
+/* info->exists = 0 and 0 returned if there is no device NAME. */
+int dmctl_info(const char *name, struct dmctl_info *info);
+
+/* The device's uuid, "" if it has none. -ERANGE if len is too small. */
+int dmctl_uuid(const char *name, char *buf, size_t len);
+
+/*
+ * The live table / status as `dmsetup table` / `dmsetup status` print them:
+ * "START LEN TYPE PARAMS\n" per target, "" without a live table. free() *text.
+ */
+int dmctl_table(const char *name, char **text);
+int dmctl_status(const char *name, char **text);
+
+/*
+ * Send a target message (e.g. "@stats_list") to the target at sector. If
+ * response is not NULL, *response is the kernel's answer ("" if none);
+ * free() it. -EINVAL if the target refuses the message.
+ */
+int dmctl_message(const char *name, uint64_t sector, const char *msg, char **response);
 
 #endif

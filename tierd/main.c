@@ -1,12 +1,22 @@
 /* tierd: the tiering daemon. */
 #include "config.h"
-#include "dmctl.h"
 
 #include <errno.h>
+#include <ev.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "control.h"
+#include "dmctl.h"
+#include "log.h"
+#include "methods.h"
+#include "pool.h"
+#include "state.h"
 
 enum { EXIT_USAGE = 2 };
 
@@ -15,17 +25,27 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: tierd [OPTION]...\n"
 		"\n"
-		"The tierd daemon: one device-mapper volume per pool over an SSD tier and an\n"
-		"HDD tier, with hot extents moved to the SSD and cold ones to the HDD.\n"
+		"The tierd daemon. Each pool is one device-mapper volume, /dev/mapper/NAME,\n"
+		"over an HDD tier and an optional SSD tier; tierd keeps the pools' state in\n"
+		"SQLite, activates every pool at start, and answers tierctl on a Unix socket.\n"
+		"It runs in the foreground (for systemd) and logs to standard error.\n"
+		"Stopping it leaves the volumes working with their last table.\n"
 		"\n"
 		"Options:\n"
-		"      --check-kernel   report the kernel's device-mapper driver and the\n"
-		"                       targets tierd needs (linear for volumes, mirror for\n"
-		"                       live migration), then exit; status 1 if one is missing\n"
-		"  -h, --help           show this help and exit\n"
-		"  -V, --version        show the version and exit\n"
+		"      --state-dir DIR          where the state lives (default %s)\n"
+		"      --socket PATH            control socket (default %s)\n"
+		"      --sample-interval SECS   how often to sample I/O statistics (default 10)\n"
+		"  -v, --verbose                log debug messages too\n"
+		"      --check-kernel           report the kernel's device-mapper driver and the\n"
+		"                               targets tierd needs (linear for volumes, mirror\n"
+		"                               for live migration), then exit; status 1 if one\n"
+		"                               is missing\n"
+		"  -h, --help                   show this help and exit\n"
+		"  -V, --version                show the version and exit\n"
 		"\n"
-		"Exit status: 0 success, 1 failure, 2 usage error.\n");
+		"Exit status: 0 success, 1 failure, 2 usage error.\n"
+		"See tierctl --help for the commands, docs/protocol.md for the socket protocol.\n",
+		TIERD_DEFAULT_STATE_DIR, TIERD_DEFAULT_SOCKET);
 }
 
 struct needed_target {
@@ -68,19 +88,135 @@ static int check_kernel(void)
 	return missing ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+struct options {
+	const char *state_dir;
+	const char *socket;
+	unsigned sample_interval;
+};
+
+static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)revents;
+	log_info("signal %d: stopping (volumes stay active)", w->signum);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* /run/tierd: the socket's folder, readable by root's group only. */
+static int make_socket_dir(const char *socket_path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", socket_path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int run_daemon(const struct options *o)
+{
+	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
+	struct methods_ctx ctx = { 0 };
+	struct state *st = NULL;
+	struct control *control = NULL;
+	ev_signal sigterm, sigint;
+	char err[512];
+	int r;
+
+	if (!loop) {
+		log_err("cannot start the event loop");
+		return EXIT_FAILURE;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	dmctl_init();
+	r = state_open(&st, o->state_dir, err, sizeof(err));
+	if (r < 0) {
+		log_err("cannot open the state: %s", err);
+		goto out;
+	}
+	r = pools_open(&ctx.pools, st, err, sizeof(err));
+	if (r < 0) {
+		log_err("%s", err);
+		goto out;
+	}
+	pools_activate_all(ctx.pools);
+	r = make_socket_dir(o->socket);
+	if (r == 0)
+		r = control_open(&control, loop, o->socket, methods_handle, &ctx);
+	if (r < 0) {
+		log_err("cannot listen on %s: %s", o->socket,
+			r == -EADDRINUSE ? "another tierd is running" : strerror(-r));
+		goto out;
+	}
+	ev_signal_init(&sigterm, stop_cb, SIGTERM);
+	ev_signal_init(&sigint, stop_cb, SIGINT);
+	ev_signal_start(loop, &sigterm);
+	ev_signal_start(loop, &sigint);
+	log_info("tierd %s ready on %s (state in %s)", TIERD_VERSION, o->socket, o->state_dir);
+	ev_run(loop, 0);
+	r = 0;
+out:
+	control_close(control);
+	pools_close(ctx.pools);
+	state_close(st);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_CHECK_KERNEL = 256 };
+	enum { OPT_CHECK_KERNEL = 256, OPT_STATE_DIR, OPT_SOCKET, OPT_SAMPLE_INTERVAL };
 	static const struct option options[] = {
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
+	struct options o = {
+		.state_dir = TIERD_DEFAULT_STATE_DIR,
+		.socket = TIERD_DEFAULT_SOCKET,
+		.sample_interval = 10,
+	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhV", options, NULL)) != -1) {
 		switch (c) {
+		case OPT_STATE_DIR:
+			o.state_dir = optarg;
+			break;
+		case OPT_SOCKET:
+			o.socket = optarg;
+			break;
+		case OPT_SAMPLE_INTERVAL:
+			if (parse_uint(optarg, 1, 86400, &o.sample_interval) < 0) {
+				fprintf(stderr, "tierd: --sample-interval takes 1 to 86400 seconds, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			log_set_max_priority(LOG_DEBUG);
+			break;
 		case OPT_CHECK_KERNEL:
 			return check_kernel();
 		case 'h':
@@ -98,6 +234,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tierd: unexpected argument '%s'\nTry 'tierd --help'.\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	fprintf(stderr, "tierd: no action given\nTry 'tierd --help'.\n");
-	return EXIT_USAGE;
+	return run_daemon(&o);
 }

@@ -80,3 +80,54 @@ assert_eq() {
 	fi
 	echo "ok: $1 = $3"
 }
+
+# ---- tierd in the guest --------------------------------------------------
+
+TIERD_STATE=${TIERD_STATE:-/tmp/tierd-state}
+export TIERD_SOCKET=/run/tierd/tierd.sock
+TIERD_PID=
+
+# tierd_start [ARGS...]: start the daemon in the background and wait until it
+# answers.
+tierd_start() {
+	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" "$@" 2>>/tmp/tierd.log &
+	TIERD_PID=$!
+	local i
+	for i in $(seq 100); do
+		if "$TIERCTL" pool list >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$TIERD_PID" 2>/dev/null || { cat /tmp/tierd.log >&2; fail "tierd exited at start"; }
+		sleep 0.1
+	done
+	cat /tmp/tierd.log >&2
+	fail "tierd did not answer within 10 s"
+}
+
+# tierd_stop [SIGNAL]: stop the daemon (TERM by default) and wait for it.
+tierd_stop() {
+	kill -"${1:-TERM}" "$TIERD_PID"
+	wait "$TIERD_PID" 2>/dev/null || true
+	TIERD_PID=
+}
+
+# tierctl_ok ARGS...: run tierctl, fail the test if it fails.
+tierctl_ok() {
+	"$TIERCTL" "$@" || fail "tierctl $* failed"
+}
+
+# tierctl_fails EXPECTED_STATUS PATTERN ARGS...: tierctl must fail with that
+# status and say something matching PATTERN on stderr.
+tierctl_fails() {
+	local want=$1 pattern=$2 rc=0 out
+	shift 2
+	out=$("$TIERCTL" "$@" 2>&1 >/dev/null) || rc=$?
+	[ "$rc" = "$want" ] || fail "tierctl $*: status $rc, expected $want ($out)"
+	grep -qE -- "$pattern" <<<"$out" || fail "tierctl $*: message '$out' lacks '$pattern'"
+	echo "ok: tierctl $* -> $rc: $out"
+}
+
+# pool_field POOL JQ-FILTER: one value of `tierctl pool show POOL --json`.
+pool_field() {
+	"$TIERCTL" pool show "$1" --json | jq -r "$2"
+}

@@ -1,0 +1,304 @@
+#include "cli.h"
+#include "client.h"
+#include "member.h"
+#include "progress.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* getopt_long's returns: above ASCII for the common options, then the command's own. */
+enum {
+	CLI_OPT_JSON = 128,
+	CLI_OPT_SOCKET,
+	CLI_OPTION_BASE = 256,
+};
+
+static const char cli_common_options[] =
+	"      --json              print tierd's reply as JSON\n"
+	"      --socket PATH       talk to tierd at PATH\n"
+	"  -h, --help              show this help and exit\n";
+
+void cli_done(struct cli *cli)
+{
+	client_close(cli->client);
+	cli->client = NULL;
+}
+
+const char *cli_command_word(const struct cli_command *cmd)
+{
+	const char *space = strrchr(cmd->name, ' ');
+
+	return space ? space + 1 : cmd->name;
+}
+
+void cli_print_help(const struct cli_command *cmd, FILE *out)
+{
+	fprintf(out, "Usage: tierctl %s%s%s\n\n%s\nOptions:\n%s%s", cmd->name,
+		*cmd->synopsis ? " " : "", cmd->synopsis, cmd->description,
+		cmd->options ? cmd->options : "", cli_common_options);
+	if (cmd->examples)
+		fprintf(out, "\nExamples:\n%s", cmd->examples);
+	fprintf(out, "\n" CLI_EXIT_STATUS_HELP);
+}
+
+void cli_print_group_help(const struct cli_group *group, FILE *out)
+{
+	fprintf(out, "Usage: tierctl %s COMMAND [ARG]...\n\n%s\nCommands:\n", group->name,
+		group->description);
+	for (const struct cli_command *cmd = group->commands; cmd->name; cmd++)
+		fprintf(out, "  %s%s%s\n      %s\n", cmd->name, *cmd->synopsis ? " " : "",
+			cmd->synopsis, cmd->summary);
+	fprintf(out, "\nRun 'tierctl %s COMMAND --help' for a command's options and examples.\n\n"
+		CLI_EXIT_STATUS_HELP, group->name);
+}
+
+int cli_usage(const char *who, const char *fmt, ...)
+{
+	const char *space = who ? " " : "";
+	va_list ap;
+
+	who = who ? who : "";
+	fprintf(stderr, "tierctl%s%s: ", space, who);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tierctl%s%s --help'.\n", space, who);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tierctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return CLI_EXIT_FAILURE;
+}
+
+int cli_bad_option(const char *who, char **argv, int c)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return cli_usage(who, "option '%s' needs an argument", arg);
+	/* A short option may sit in a cluster such as -hx: name the letter, not the word. */
+	if (optopt && optopt < CLI_OPTION_BASE && strncmp(arg, "--", 2))
+		return cli_usage(who, "unknown option '-%c'", optopt);
+	return cli_usage(who, "unknown option '%s'", arg);
+}
+
+int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **argv,
+	      const struct cli_option *options, size_t n_options, int min_args, int max_args,
+	      char ***args, int *n_args)
+{
+	struct option *longopts;
+	size_t n = 0;
+	int c, r = CLI_PROCEED;
+
+	longopts = calloc(n_options + 4, sizeof(*longopts));
+	if (!longopts)
+		return cli_fail("%s", strerror(ENOMEM));
+	for (size_t i = 0; i < n_options; i++)
+		longopts[n++] = (struct option){ options[i].name,
+						 options[i].value ? required_argument : no_argument,
+						 NULL, CLI_OPTION_BASE + (int)i };
+	longopts[n++] = (struct option){ "json", no_argument, NULL, CLI_OPT_JSON };
+	longopts[n++] = (struct option){ "socket", required_argument, NULL, CLI_OPT_SOCKET };
+	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+
+	/* 0 restarts getopt for this argv; opterr 0 because the messages are ours. */
+	optind = 0;
+	opterr = 0;
+	while (r == CLI_PROCEED && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		const struct cli_option *opt;
+
+		switch (c) {
+		case 'h':
+			cli_print_help(cmd, stdout);
+			r = cli_output_done(0);
+			break;
+		case CLI_OPT_JSON:
+			cli->json = true;
+			break;
+		case CLI_OPT_SOCKET:
+			cli->socket = optarg;
+			break;
+		case ':':
+		case '?':
+			r = cli_bad_option(cmd->name, argv, c);
+			break;
+		default:
+			opt = &options[c - CLI_OPTION_BASE];
+			if (opt->flag)
+				*opt->flag = true;
+			/* Taking the last of two would silently drop what was meant first. */
+			else if (*opt->value)
+				r = cli_usage(cmd->name, "--%s given twice", opt->name);
+			else
+				*opt->value = optarg;
+			break;
+		}
+	}
+	if (r != CLI_PROCEED)
+		goto out;
+	*args = argv + optind;
+	*n_args = argc - optind;
+	/* The synopsis starts with the operands: "NAME --hdd DEV" is missing "NAME". */
+	if (*n_args < min_args)
+		r = cli_usage(cmd->name, "missing %.*s", (int)strcspn(cmd->synopsis, " "),
+			      cmd->synopsis);
+	else if (*n_args > max_args)
+		r = cli_usage(cmd->name, "unexpected argument '%s'", (*args)[max_args]);
+out:
+	free(longopts);
+	return r;
+}
+
+/* Takes value, which is NULL when making it ran out of memory. */
+static int cli_param(struct json_object **params, const char *key, struct json_object *value)
+{
+	if (*params && value && !json_object_object_add(*params, key, value))
+		return 0;
+	json_object_put(value);
+	json_object_put(*params);
+	*params = NULL;
+	return -ENOMEM;
+}
+
+struct json_object *cli_params(const char *name)
+{
+	struct json_object *params = json_object_new_object();
+
+	if (name)
+		cli_param_string(&params, "name", name);
+	return params;
+}
+
+int cli_param_string(struct json_object **params, const char *key, const char *value)
+{
+	return cli_param(params, key, json_object_new_string(value));
+}
+
+int cli_param_uint(struct json_object **params, const char *key, uint64_t value)
+{
+	return cli_param(params, key, json_object_new_uint64(value));
+}
+
+int cli_param_bool(struct json_object **params, const char *key, bool value)
+{
+	return cli_param(params, key, json_object_new_boolean(value));
+}
+
+/*
+ * Not realpath(): /dev/mapper/NAME and /dev/disk/by-id/... are links whose
+ * names mean more to tierd's messages and metadata than their targets do.
+ */
+static struct json_object *cli_absolute_path(const char *path)
+{
+	struct json_object *v = NULL;
+	char *cwd, *abs;
+
+	if (path[0] == '/')
+		return json_object_new_string(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	if (asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path) >= 0) {
+		v = json_object_new_string(abs);
+		free(abs);
+	}
+	free(cwd);
+	return v;
+}
+
+int cli_param_path(struct json_object **params, const char *key, const char *path)
+{
+	return cli_param(params, key, cli_absolute_path(path));
+}
+
+int cli_param_paths(struct json_object **params, const char *key, char **paths, int n)
+{
+	struct json_object *array = json_object_new_array();
+
+	for (int i = 0; array && i < n; i++) {
+		struct json_object *v = cli_absolute_path(paths[i]);
+
+		if (!v || json_object_array_add(array, v)) {
+			json_object_put(v);
+			json_object_put(array);
+			array = NULL;
+		}
+	}
+	return cli_param(params, key, array);
+}
+
+static void cli_on_progress(struct json_object *update, void *userdata)
+{
+	const char *what = member_string(update, "what"), *unit = member_string(update, "unit");
+	uint64_t done = 0, total = 0;
+
+	/* A progress line is worth showing even when some of it is missing. */
+	member_uint(update, "done", &done);
+	member_uint(update, "total", &total);
+	/* Out of memory only costs a progress line; the operation goes on regardless. */
+	progress_update(userdata, what ? what : "working", done, total, unit ? unit : "");
+}
+
+int cli_call(struct cli *cli, const char *method, struct json_object *params,
+	     struct progress *progress, struct json_object **result)
+{
+	struct client_error error = { 0 };
+	int r = 0;
+
+	if (!params) {
+		progress_end(progress);
+		return cli_fail("%s", strerror(ENOMEM));
+	}
+	if (!cli->client)
+		r = client_open(client_socket_path(cli->socket), &cli->client, &error);
+	if (r >= 0)
+		r = client_call(cli->client, method, params, progress ? cli_on_progress : NULL,
+				progress, result, &error);
+	/* Before the error, so that it does not land on the bar's line. */
+	progress_end(progress);
+	if (r < 0)
+		cli_fail("%s", error.message ? error.message : strerror(-r));
+	client_error_clear(&error);
+	return r < 0 ? CLI_EXIT_FAILURE : 0;
+}
+
+int cli_print_json(struct json_object *obj)
+{
+	const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+								JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!text)
+		return cli_fail("%s", strerror(ENOMEM));
+	puts(text);
+	return cli_output_done(0);
+}
+
+int cli_output_done(int r)
+{
+	if (!r && (fflush(stdout) || ferror(stdout)))
+		r = -EIO;
+	switch (r) {
+	case 0:
+		return EXIT_SUCCESS;
+	case -EINVAL:
+		return cli_fail("tierd's reply is not what protocol %d describes", CLIENT_PROTOCOL);
+	case -EIO:
+		return cli_fail("cannot write to standard output");
+	default:
+		return cli_fail("%s", strerror(-r));
+	}
+}

@@ -1,0 +1,144 @@
+/*
+ * cli: what tierctl's commands share: their descriptions and help, option
+ * parsing, usage errors, calls to tierd and JSON output.  Unlike the client
+ * and table modules this is program code: it prints, and its handlers return
+ * exit statuses.
+ */
+#ifndef TIERCTL_CLI_H
+#define TIERCTL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct client;
+struct json_object;
+struct progress;
+
+enum {
+	CLI_EXIT_FAILURE = 1,
+	CLI_EXIT_USAGE = 2,
+	/* From cli_parse: the command may go on. */
+	CLI_PROCEED = -1,
+};
+
+#define CLI_EXIT_STATUS_HELP \
+	"Exit status: 0 success; 1 failure (tierd refused the request or could not be\n" \
+	"reached); 2 usage error.\n"
+
+struct cli {
+	/* --socket, or NULL for the default. */
+	const char *socket;
+	bool json;
+	/* Opened by the first call, closed by cli_done. */
+	struct client *client;
+};
+
+struct cli_command;
+
+/* Runs a command with argv[0] its last word; returns an exit status. */
+typedef int cli_run_fn(struct cli *cli, const struct cli_command *cmd, int argc, char **argv);
+
+struct cli_command {
+	/* As typed: "pool create". */
+	const char *name;
+	/* Arguments after the name, for the usage line. */
+	const char *synopsis;
+	/* One line, for the command lists. */
+	const char *summary;
+	/* The help: paragraphs, the command's own option lines, example lines. */
+	const char *description;
+	const char *options;
+	const char *examples;
+	cli_run_fn *run;
+	/* The protocol method, so one handler can serve several commands. */
+	const char *method;
+	/* What a change prints before the pool's summary: "Activated pool". */
+	const char *done;
+};
+
+/* A command word such as "pool" and the commands under it, ended by a NULL name. */
+struct cli_group {
+	const char *name;
+	const char *description;
+	const struct cli_command *commands;
+};
+
+/* An option of a command: a value (--hdd DEV) when value is set, else a flag. */
+struct cli_option {
+	const char *name;
+	const char **value;
+	bool *flag;
+};
+
+#define CLI_VALUE(n, v) { .name = (n), .value = (v) }
+#define CLI_FLAG(n, f) { .name = (n), .flag = (f) }
+
+void cli_done(struct cli *cli);
+
+/* The last word of cmd's name: what is typed after the group. */
+const char *cli_command_word(const struct cli_command *cmd);
+
+void cli_print_help(const struct cli_command *cmd, FILE *out);
+void cli_print_group_help(const struct cli_group *group, FILE *out);
+
+/*
+ * Print "tierctl WHO: MESSAGE" and the hint at 'tierctl WHO --help' (WHO may
+ * be NULL: tierctl itself); returns CLI_EXIT_USAGE.
+ */
+__attribute__((format(printf, 2, 3)))
+int cli_usage(const char *who, const char *fmt, ...);
+
+/*
+ * After getopt_long (opterr 0, optstring starting with ':') returned c, ':'
+ * or '?', say what was wrong with the option for WHO; returns CLI_EXIT_USAGE.
+ */
+int cli_bad_option(const char *who, char **argv, int c);
+
+/* Print "tierctl: MESSAGE"; returns CLI_EXIT_FAILURE. */
+__attribute__((format(printf, 1, 2)))
+int cli_fail(const char *fmt, ...);
+
+/*
+ * Parse cmd's options (and the common --json, --socket, --help) and check it
+ * got min_args to max_args operands, which *args then points to.  Returns
+ * CLI_PROCEED, or the exit status when help was printed or usage was wrong.
+ */
+int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **argv,
+	      const struct cli_option *options, size_t n_options, int min_args, int max_args,
+	      char ***args, int *n_args);
+
+/*
+ * Request parameters: a new object, with "name" unless name is NULL, then one
+ * member per cli_param_* call.  Running out of memory puts the object and
+ * leaves *params NULL, which later calls and cli_call take as that failure, so
+ * a command checks once.  Each returns 0 or -ENOMEM.
+ */
+struct json_object *cli_params(const char *name);
+int cli_param_string(struct json_object **params, const char *key, const char *value);
+int cli_param_uint(struct json_object **params, const char *key, uint64_t value);
+int cli_param_bool(struct json_object **params, const char *key, bool value);
+/* A device path as typed, made absolute against the working directory. */
+int cli_param_path(struct json_object **params, const char *key, const char *path);
+/* Several device paths as an array. */
+int cli_param_paths(struct json_object **params, const char *key, char **paths, int n);
+
+/*
+ * Call method on tierd with params (borrowed; NULL: out of memory building
+ * them), showing progress lines on progress (may be NULL).  Returns 0 with
+ * *result, which the caller puts, or CLI_EXIT_FAILURE after printing why.
+ */
+int cli_call(struct cli *cli, const char *method, struct json_object *params,
+	     struct progress *progress, struct json_object **result);
+
+/* Pretty JSON on stdout; returns an exit status. */
+int cli_print_json(struct json_object *obj);
+
+/*
+ * The exit status once output is done: a rendering error (tierd's reply does
+ * not look as the protocol says) or a failed write to stdout is a failure.
+ */
+int cli_output_done(int r);
+
+#endif

@@ -1,0 +1,274 @@
+#include "member.h"
+#include "poolcmd.h"
+#include "poolview.h"
+#include "size.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOLCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The range docs/protocol.md allows; checked here too so a typo fails before any I/O. */
+#define POOLCMD_EXTENT_MIN ((uint64_t)1 << 20)
+#define POOLCMD_EXTENT_MAX ((uint64_t)1 << 30)
+
+/* The pool object that a change returns: as JSON, or cmd's summary line. */
+static int poolcmd_print_changed(struct cli *cli, const struct cli_command *cmd,
+				 struct json_object *pool)
+{
+	if (cli->json)
+		return cli_print_json(pool);
+	return cli_output_done(poolview_print_change(stdout, cmd->done, pool, NULL));
+}
+
+static int poolcmd_create(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	const char *hdd = NULL, *ssd = NULL, *extent_text = NULL;
+	bool force = false;
+	const struct cli_option options[] = {
+		CLI_VALUE("hdd", &hdd),
+		CLI_VALUE("ssd", &ssd),
+		CLI_VALUE("extent-size", &extent_text),
+		CLI_FLAG("force", &force),
+	};
+	struct json_object *params = NULL, *result = NULL;
+	uint64_t extent = 0;
+	char **args;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, options, POOLCMD_ARRAY_SIZE(options), 1, 1, &args,
+		      &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	if (!hdd)
+		return cli_usage(cmd->name, "--hdd DEV is required");
+	if (extent_text && (size_parse(extent_text, &extent) < 0 || extent < POOLCMD_EXTENT_MIN ||
+			    extent > POOLCMD_EXTENT_MAX || (extent & (extent - 1))))
+		return cli_usage(cmd->name,
+				 "invalid extent size '%s': a power of two from 1M to 1G is needed",
+				 extent_text);
+
+	params = cli_params(args[0]);
+	cli_param_path(&params, "hdd", hdd);
+	if (ssd)
+		cli_param_path(&params, "ssd", ssd);
+	if (extent_text)
+		cli_param_uint(&params, "extent_size", extent);
+	if (force)
+		cli_param_bool(&params, "force", true);
+	r = cli_call(cli, cmd->method, params, NULL, &result);
+	if (!r)
+		r = poolcmd_print_changed(cli, cmd, result);
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
+static int poolcmd_list(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	struct json_object *params = NULL, *result = NULL, *pools;
+	char **args;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, NULL, 0, 0, 0, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	params = cli_params(NULL);
+	r = cli_call(cli, cmd->method, params, NULL, &result);
+	if (r)
+		goto out;
+	pools = member_get(result, "pools");
+	if (!json_object_is_type(pools, json_type_array))
+		r = cli_output_done(-EINVAL);
+	else if (cli->json)
+		r = cli_print_json(pools);
+	else if (!json_object_array_length(pools))
+		r = cli_output_done(printf("No pools.\n") < 0 ? -EIO : 0);
+	else
+		r = cli_output_done(poolview_print_list(stdout, pools));
+out:
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
+/* The commands that take only a pool's name: show, activate, deactivate, destroy. */
+static int poolcmd_named(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	bool force = false;
+	const struct cli_option options[] = { CLI_FLAG("force", &force) };
+	/* Only destroy has --force; the others must not accept it silently. */
+	size_t n_options = strcmp(cli_command_word(cmd), "destroy") ? 0 : 1;
+	struct json_object *params, *result = NULL;
+	char **args;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, options, n_options, 1, 1, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	params = cli_params(args[0]);
+	if (force)
+		cli_param_bool(&params, "force", true);
+	r = cli_call(cli, cmd->method, params, NULL, &result);
+	if (r)
+		goto out;
+	if (cli->json)
+		r = cli_print_json(result);
+	else if (!strcmp(cli_command_word(cmd), "destroy"))
+		r = cli_output_done(printf("Destroyed pool %s.\n", args[0]) < 0 ? -EIO : 0);
+	else if (!cmd->done)
+		r = cli_output_done(poolview_print_show(stdout, result));
+	else
+		r = poolcmd_print_changed(cli, cmd, result);
+out:
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
+static int poolcmd_import(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	struct json_object *params, *result = NULL;
+	char **args;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, NULL, 0, 1, INT32_MAX, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	params = cli_params(NULL);
+	cli_param_paths(&params, "devices", args, n_args);
+	r = cli_call(cli, cmd->method, params, NULL, &result);
+	if (!r)
+		r = poolcmd_print_changed(cli, cmd, result);
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
+static const struct cli_command poolcmd_commands[] = {
+	{
+		.name = "pool create",
+		.synopsis = "NAME --hdd DEV [--ssd DEV] [--extent-size SIZE] [--force]",
+		.summary = "make a pool of an HDD and an optional SSD, and its volume",
+		.description =
+			"Create a pool over an HDD device and, optionally, an SSD device, and\n"
+			"its volume /dev/mapper/NAME, whose size is the usable capacity of both\n"
+			"tiers together.  tierd writes its superblock and metadata to every\n"
+			"device: what the devices held is lost.  Devices that carry a filesystem,\n"
+			"RAID or LVM signature are refused unless --force is given.\n"
+			"\n"
+			"NAME is 1 to 64 of A-Z a-z 0-9 _ . + -, not starting with '.' or '-'.\n",
+		.options =
+			"      --hdd DEV           the HDD tier's block device, e.g. an md RAID6\n"
+			"                          array (required)\n"
+			"      --ssd DEV           the SSD tier's block device; without it the pool\n"
+			"                          has an HDD tier only until 'tierctl tier attach'\n"
+			"      --extent-size SIZE  the unit of placement and migration: a power of\n"
+			"                          two from 1M to 1G, with a K, M, G or T suffix\n"
+			"                          (default 4M); fixed for the pool's life\n"
+			"      --force             format devices even if they carry a filesystem,\n"
+			"                          RAID or LVM signature\n",
+		.examples =
+			"  tierctl pool create tank --hdd /dev/md0 --ssd /dev/nvme0n1\n"
+			"  tierctl pool create archive --hdd /dev/sdb --extent-size 16M\n",
+		.run = poolcmd_create,
+		.method = "pool.create",
+		.done = "Created pool",
+	},
+	{
+		.name = "pool list",
+		.synopsis = "",
+		.summary = "list the pools with their size and tiers",
+		.description =
+			"List every pool tierd knows, active or not: its state, the volume's\n"
+			"size, each tier's usable size ('-' when the pool has no such tier) and\n"
+			"the extent size.  Sizes use binary units (1 GiB = 1024 MiB); --json\n"
+			"gives the pools as tierd describes them, sizes in bytes.\n",
+		.examples =
+			"  tierctl pool list\n"
+			"  tierctl pool list --json | jq -r '.[].name'\n",
+		.run = poolcmd_list,
+		.method = "pool.list",
+	},
+	{
+		.name = "pool show",
+		.synopsis = "NAME",
+		.summary = "show a pool's state, size and devices",
+		.description =
+			"Show one pool: its UUID, state and volume, size in extents, whether an\n"
+			"attached SSD grew the volume, and the metadata generation (one more on\n"
+			"every committed change).  Then a line per device: its tier, size, and\n"
+			"extents in total, in use, free, and reserved for migration, which do\n"
+			"not count towards the volume's size.\n",
+		.examples =
+			"  tierctl pool show tank\n"
+			"  tierctl pool show tank --json\n",
+		.run = poolcmd_named,
+		.method = "pool.show",
+	},
+	{
+		.name = "pool activate",
+		.synopsis = "NAME",
+		.summary = "create the volume of an inactive pool",
+		.description =
+			"Create the pool's volume /dev/mapper/NAME again from tierd's state.\n"
+			"tierd activates every pool when it starts, so this is for pools\n"
+			"deactivated by hand.\n",
+		.examples = "  tierctl pool activate tank\n",
+		.run = poolcmd_named,
+		.method = "pool.activate",
+		.done = "Activated pool",
+	},
+	{
+		.name = "pool deactivate",
+		.synopsis = "NAME",
+		.summary = "remove a pool's volume, keeping the pool",
+		.description =
+			"Remove the pool's volume /dev/mapper/NAME.  The pool and its data stay,\n"
+			"and 'tierctl pool activate' brings the volume back; until then the pool\n"
+			"stays inactive, also across restarts of tierd.  Refused while the volume\n"
+			"is open: unmount it first.\n",
+		.examples = "  umount /srv && tierctl pool deactivate tank\n",
+		.run = poolcmd_named,
+		.method = "pool.deactivate",
+		.done = "Deactivated pool",
+	},
+	{
+		.name = "pool destroy",
+		.synopsis = "NAME [--force]",
+		.summary = "remove a pool and wipe tierd's metadata from its devices",
+		.description =
+			"Remove the pool's volume, wipe tierd's superblocks from its devices and\n"
+			"forget the pool.  The data on the volume is lost for good.  Refused\n"
+			"while the volume is open, unless --force.\n",
+		.options = "      --force             destroy the pool even while its volume is open\n",
+		.examples = "  tierctl pool destroy tank\n",
+		.run = poolcmd_named,
+		.method = "pool.destroy",
+	},
+	{
+		.name = "pool import",
+		.synopsis = "DEV...",
+		.summary = "rebuild a pool from its devices and activate it",
+		.description =
+			"Rebuild a pool from the newest valid metadata on its devices and\n"
+			"activate it: after moving the devices to another machine, or losing\n"
+			"tierd's state directory.  Name every device of the pool.\n",
+		.examples = "  tierctl pool import /dev/md0 /dev/nvme0n1\n",
+		.run = poolcmd_import,
+		.method = "pool.import",
+		.done = "Imported pool",
+	},
+	{ 0 },
+};
+
+const struct cli_group poolcmd_group = {
+	.name = "pool",
+	.description =
+		"Pools: each joins an HDD tier and an optional SSD tier into one volume,\n"
+		"/dev/mapper/NAME, whose hot extents tierd keeps on the SSD.\n",
+	.commands = poolcmd_commands,
+};

@@ -1,0 +1,9 @@
+/* poolcmd: the "tierctl pool" commands. */
+#ifndef TIERCTL_POOLCMD_H
+#define TIERCTL_POOLCMD_H
+
+#include "cli.h"
+
+extern const struct cli_group poolcmd_group;
+
+#endif

@@ -1,0 +1,201 @@
+#include "member.h"
+#include "poolview.h"
+#include "size.h"
+#include "table.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOLVIEW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Text for people shows "-" for what tierd left out, as the tables do. */
+static const char *poolview_string(struct json_object *obj, const char *key)
+{
+	const char *s = member_string(obj, key);
+
+	return s ? s : "-";
+}
+
+/* A byte count as "4.0 MiB", or "-". */
+static const char *poolview_size(struct json_object *obj, const char *key,
+				 char buf[SIZE_FORMAT_MAX])
+{
+	uint64_t v;
+
+	return member_uint(obj, key, &v) < 0 ? "-" : size_format(v, buf, SIZE_FORMAT_MAX);
+}
+
+/* A count, or "-". */
+static const char *poolview_count(struct json_object *obj, const char *key,
+				  char buf[SIZE_FORMAT_MAX])
+{
+	uint64_t v;
+
+	if (member_uint(obj, key, &v) < 0)
+		return "-";
+	snprintf(buf, SIZE_FORMAT_MAX, "%" PRIu64, v);
+	return buf;
+}
+
+static struct json_object *poolview_tiers(struct json_object *pool)
+{
+	struct json_object *tiers = member_get(pool, "tiers");
+
+	return json_object_is_type(tiers, json_type_array) ? tiers : NULL;
+}
+
+/* The pool's tier of that class ("ssd", "hdd"), or NULL. */
+static struct json_object *poolview_tier(struct json_object *pool, const char *class)
+{
+	struct json_object *tiers = poolview_tiers(pool);
+	size_t n = tiers ? json_object_array_length(tiers) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *tier = json_object_array_get_idx(tiers, i);
+
+		if (!strcmp(poolview_string(tier, "class"), class))
+			return tier;
+	}
+	return NULL;
+}
+
+int poolview_print_list(FILE *out, struct json_object *pools)
+{
+	static const struct table_column columns[] = {
+		{ "Name", "name", TABLE_STRING },
+		{ "State", "state", TABLE_STRING },
+		{ "Size", "size_bytes", TABLE_BYTES },
+		{ "SSD", "ssd_bytes", TABLE_BYTES },
+		{ "HDD", "hdd_bytes", TABLE_BYTES },
+		{ "Extent", "extent_size", TABLE_BYTES },
+	};
+	size_t n = json_object_array_length(pools);
+	struct table *t;
+	int r;
+
+	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *pool = json_object_array_get_idx(pools, i);
+
+		table_add_members(t, pool, 3);
+		table_add_json(t, member_get(poolview_tier(pool, "ssd"), "size_bytes"));
+		table_add_json(t, member_get(poolview_tier(pool, "hdd"), "size_bytes"));
+		table_add_members(t, pool, 1);
+	}
+	r = table_print(t, out);
+	table_free(t);
+	return r;
+}
+
+static int poolview_print_fields(FILE *out, struct json_object *pool)
+{
+	static const struct table_column columns[] = {
+		{ "Pool", "name", TABLE_STRING },
+		{ "UUID", "uuid", TABLE_STRING },
+		{ "State", "state", TABLE_STRING },
+		{ "Size", "size", TABLE_STRING },
+		{ "SSD grows volume", "ssd_grows_volume", TABLE_BOOL },
+		{ "Metadata generation", "metadata_generation", TABLE_UINT },
+	};
+	char size[SIZE_FORMAT_MAX], extents[SIZE_FORMAT_MAX], extent[SIZE_FORMAT_MAX];
+	char *state = NULL, *size_text = NULL;
+	const char *dm_device = poolview_string(pool, "dm_device");
+	struct table *t = NULL;
+	int r = -ENOMEM;
+
+	/* The volume's path belongs with the state that makes it exist. */
+	if (strcmp(poolview_string(pool, "state"), "active") || !strcmp(dm_device, "-"))
+		state = strdup(poolview_string(pool, "state"));
+	else if (asprintf(&state, "active (%s)", dm_device) < 0)
+		state = NULL;
+	if (asprintf(&size_text, "%s (%s extents of %s)", poolview_size(pool, "size_bytes", size),
+		     poolview_count(pool, "extents", extents),
+		     poolview_size(pool, "extent_size", extent)) < 0)
+		size_text = NULL;
+	if (!state || !size_text)
+		goto out;
+
+	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
+	if (r < 0)
+		goto out;
+	table_add_members(t, pool, 2);
+	table_add_string(t, state);
+	table_add_string(t, size_text);
+	table_add_members(t, pool, 2);
+	r = table_print_fields(t, out);
+out:
+	table_free(t);
+	free(size_text);
+	free(state);
+	return r;
+}
+
+int poolview_print_show(FILE *out, struct json_object *pool)
+{
+	static const struct table_column columns[] = {
+		{ "Tier", "tier", TABLE_STRING },
+		{ "Device", "path", TABLE_STRING },
+		{ "Size", "size_bytes", TABLE_BYTES },
+		{ "Extents", "total_extents", TABLE_UINT },
+		{ "Used", "used_extents", TABLE_UINT },
+		{ "Free", "free_extents", TABLE_UINT },
+		{ "Reserved", "reserved_extents", TABLE_UINT },
+	};
+	struct json_object *tiers = poolview_tiers(pool);
+	size_t n_tiers = tiers ? json_object_array_length(tiers) : 0;
+	struct table *t;
+	int r;
+
+	r = poolview_print_fields(out, pool);
+	if (r < 0)
+		return r;
+	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_tiers; i++) {
+		struct json_object *tier = json_object_array_get_idx(tiers, i);
+		struct json_object *devices = member_get(tier, "devices");
+		size_t n_devices = json_object_is_type(devices, json_type_array) ?
+					   json_object_array_length(devices) : 0;
+
+		for (size_t d = 0; d < n_devices; d++) {
+			table_add_json(t, member_get(tier, "name"));
+			table_add_members(t, json_object_array_get_idx(devices, d),
+					  POOLVIEW_ARRAY_SIZE(columns) - 1);
+		}
+	}
+	fputc('\n', out);
+	r = table_print(t, out);
+	table_free(t);
+	return r;
+}
+
+int poolview_print_change(FILE *out, const char *before, struct json_object *pool,
+			  const char *after)
+{
+	struct json_object *tiers = poolview_tiers(pool);
+	size_t n = tiers ? json_object_array_length(tiers) : 0;
+	char size[SIZE_FORMAT_MAX];
+	const char *state = poolview_string(pool, "state");
+
+	fprintf(out, "%s %s: %s, %s (", before, poolview_string(pool, "name"),
+		strcmp(state, "active") ? state : poolview_string(pool, "dm_device"),
+		poolview_size(pool, "size_bytes", size));
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *tier = json_object_array_get_idx(tiers, i);
+
+		fprintf(out, "%s", i ? " + " : "");
+		for (const char *p = poolview_string(tier, "class"); *p; p++)
+			fputc(toupper((unsigned char)*p), out);
+		fprintf(out, " %s", poolview_size(tier, "size_bytes", size));
+	}
+	fprintf(out, ")%s\n", after ? after : "");
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,136 @@
+#include "progress.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROGRESS_BAR_WIDTH 30
+/* A terminal redraws cheaply; a log gains nothing from more than a line a second. */
+#define PROGRESS_TERMINAL_INTERVAL_MS 100
+#define PROGRESS_PLAIN_INTERVAL_MS 1000
+
+struct progress {
+	FILE *out;
+	bool terminal;
+	/* An update arrived but is not on screen yet. */
+	bool pending;
+	/* The bar's line is open and needs a '\n' before anything else is printed. */
+	bool drawn;
+	bool any;
+	uint64_t last_shown_ms;
+	char *what, *unit;
+	uint64_t done, total;
+};
+
+int progress_new(FILE *out, bool terminal, struct progress **progress)
+{
+	struct progress *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->out = out;
+	p->terminal = terminal;
+	*progress = p;
+	return 0;
+}
+
+void progress_free(struct progress *p)
+{
+	if (!p)
+		return;
+	free(p->what);
+	free(p->unit);
+	free(p);
+}
+
+static uint64_t progress_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void progress_show(struct progress *p)
+{
+	if (p->terminal) {
+		uint64_t done = p->done < p->total ? p->done : p->total;
+		size_t filled = p->total ? (size_t)(PROGRESS_BAR_WIDTH * (double)done / (double)p->total) : 0;
+
+		fputs("\r[", p->out);
+		for (size_t i = 0; i < PROGRESS_BAR_WIDTH; i++)
+			fputc(i < filled ? '#' : '.', p->out);
+		fputs("]  ", p->out);
+	}
+	if (p->total)
+		fprintf(p->out, "%" PRIu64 "/%" PRIu64 " %s", p->done, p->total, p->unit);
+	else
+		fprintf(p->out, "%" PRIu64 " %s", p->done, p->unit);
+	fprintf(p->out, "  %s", p->what);
+	/* \e[K clears what a longer previous line left behind. */
+	fputs(p->terminal ? "\033[K" : "\n", p->out);
+	fflush(p->out);
+	p->drawn = p->terminal;
+	p->pending = false;
+	p->last_shown_ms = progress_now_ms();
+}
+
+static int progress_set(char **field, const char *value)
+{
+	char *copy;
+
+	if (*field && !strcmp(*field, value))
+		return 0;
+	copy = strdup(value);
+	if (!copy)
+		return -ENOMEM;
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int progress_update(struct progress *p, const char *what, uint64_t done, uint64_t total,
+		    const char *unit)
+{
+	uint64_t interval = p->terminal ? PROGRESS_TERMINAL_INTERVAL_MS : PROGRESS_PLAIN_INTERVAL_MS;
+	int r;
+
+	r = progress_set(&p->what, what);
+	if (r < 0)
+		return r;
+	r = progress_set(&p->unit, unit);
+	if (r < 0)
+		return r;
+	p->done = done;
+	p->total = total;
+	p->pending = true;
+	/* The first and the final update always show; the rest only as often as the interval. */
+	if (!p->any || (total && done >= total) || progress_now_ms() - p->last_shown_ms >= interval)
+		progress_show(p);
+	p->any = true;
+	return 0;
+}
+
+void progress_end(struct progress *p)
+{
+	if (!p)
+		return;
+	if (p->pending)
+		progress_show(p);
+	if (p->drawn) {
+		fputc('\n', p->out);
+		fflush(p->out);
+		p->drawn = false;
+	}
+}
+
+bool progress_last(const struct progress *p, uint64_t *done, const char **unit)
+{
+	if (!p || !p->any)
+		return false;
+	*done = p->done;
+	*unit = p->unit;
+	return true;
+}

@@ -1,0 +1,37 @@
+/* control: the daemon's Unix socket, one JSON request per line (docs/protocol.md). */
+#ifndef TIERD_CONTROL_H
+#define TIERD_CONTROL_H
+
+#include <ev.h>
+#include <json-c/json.h>
+#include <sys/types.h>
+
+#include "rpc.h"
+
+struct control;
+struct control_conn;
+
+/*
+ * Called once per decoded request. The handler answers with control_reply()
+ * now or later (long work); until then the connection reads nothing more. req
+ * is valid until the reply.
+ */
+typedef void (*control_handler)(struct control_conn *conn, const struct rpc_request *req,
+				void *ctx);
+
+/* Listen on path (mode 0660; a stale socket is replaced, a live one is -EADDRINUSE). */
+int control_open(struct control **out, struct ev_loop *loop, const char *path,
+		 control_handler handler, void *ctx);
+/* Closes the listener and every connection; pending requests are dropped. */
+void control_close(struct control *c);
+
+/* The peer's uid, from SO_PEERCRED at accept. */
+uid_t control_conn_uid(const struct control_conn *conn);
+/* Send the final reply (takes ownership; from rpc_reply_ok/rpc_reply_error). */
+void control_reply(struct control_conn *conn, json_object *reply);
+void control_reply_error(struct control_conn *conn, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A progress line before the reply (takes ownership of progress). */
+void control_progress(struct control_conn *conn, json_object *progress);
+
+#endif

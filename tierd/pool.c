@@ -1,0 +1,1446 @@
+#include "pool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blockdev.h"
+#include "dmctl.h"
+#include "dmtable.h"
+#include "log.h"
+#include "metadata.h"
+#include "size.h"
+
+#define SECTOR 512u
+/* Keep at least this many free extents per device for migration (docs/pools.md). */
+#define POOL_RESERVE_MIN 2u
+#define POOL_RESERVE_MAX 64u
+/* Room in every metadata slot: a pool may grow to twice its size (attach). */
+#define POOL_SLOT_MIN_EXTENTS 65536u
+
+struct pool {
+	struct state_pool sp;
+	struct pools *ps;
+	struct pool *next;
+	int active;
+	/* Per device, while the pool is open: O_DIRECT fd, superblock, slot generations. */
+	int fd[METADATA_MAX_DEVS];
+	struct metadata_sb sb[METADATA_MAX_DEVS];
+	uint64_t slot_gen[METADATA_MAX_DEVS][2];
+};
+
+struct pools {
+	struct state *state;
+	struct pool *list;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_len, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Sets err and returns r: `return failf(r, err, len, ...)`. */
+#define failf(r, err, len, ...) (fail((err), (len), __VA_ARGS__), (r))
+
+static void *block_alloc(size_t len)
+{
+	void *buf;
+
+	if (posix_memalign(&buf, METADATA_BLOCK, len ? len : METADATA_BLOCK))
+		return NULL;
+	memset(buf, 0, len);
+	return buf;
+}
+
+static uint64_t round_block(uint64_t n)
+{
+	return (n + METADATA_BLOCK - 1) / METADATA_BLOCK * METADATA_BLOCK;
+}
+
+static struct pool *pool_new(void)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	for (unsigned i = 0; i < METADATA_MAX_DEVS; i++)
+		p->fd[i] = -1;
+	return p;
+}
+
+static void pool_close_devices(struct pool *p)
+{
+	for (unsigned i = 0; i < METADATA_MAX_DEVS; i++) {
+		if (p->fd[i] >= 0)
+			close(p->fd[i]);
+		p->fd[i] = -1;
+	}
+}
+
+static void pool_free(struct pool *p)
+{
+	if (!p)
+		return;
+	pool_close_devices(p);
+	state_pool_destroy(&p->sp);
+	free(p);
+}
+
+static void pools_link(struct pools *ps, struct pool *p)
+{
+	p->ps = ps;
+	p->next = ps->list;
+	ps->list = p;
+}
+
+static void pools_unlink(struct pools *ps, struct pool *p)
+{
+	for (struct pool **i = &ps->list; *i; i = &(*i)->next) {
+		if (*i == p) {
+			*i = p->next;
+			return;
+		}
+	}
+}
+
+struct pool *pools_find(struct pools *ps, const char *name)
+{
+	for (struct pool *p = ps->list; p; p = p->next)
+		if (strcmp(p->sp.meta.name, name) == 0)
+			return p;
+	return NULL;
+}
+
+const char *pool_name(const struct pool *p)
+{
+	return p->sp.meta.name;
+}
+
+static struct pool *pools_find_uuid(struct pools *ps, const uint8_t uuid[16])
+{
+	for (struct pool *p = ps->list; p; p = p->next)
+		if (memcmp(p->sp.meta.uuid, uuid, 16) == 0)
+			return p;
+	return NULL;
+}
+
+int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
+{
+	struct state_pool **loaded = NULL;
+	struct pools *ps;
+	size_t nr = 0;
+	int r;
+
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	ps->state = st;
+	r = state_pool_load_all(st, &loaded, &nr);
+	if (r < 0) {
+		free(ps);
+		return failf(r, err, err_len, "cannot load pools: %s", state_last_error(st));
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct pool *p = pool_new();
+
+		if (!p) {
+			state_pool_destroy(loaded[i]);
+		} else {
+			p->sp = *loaded[i];
+			pools_link(ps, p);
+		}
+		free(loaded[i]);
+	}
+	free(loaded);
+	*out = ps;
+	return 0;
+}
+
+void pools_close(struct pools *ps)
+{
+	if (!ps)
+		return;
+	while (ps->list) {
+		struct pool *p = ps->list;
+
+		ps->list = p->next;
+		pool_free(p);
+	}
+	free(ps);
+}
+
+static void dm_uuid(const struct pool *p, char out[64])
+{
+	char uuid[37];
+
+	metadata_uuid_format(p->sp.meta.uuid, uuid);
+	snprintf(out, 64, "TIERD-%s", uuid);
+}
+
+/* ---- the volume ---------------------------------------------------------- */
+
+static int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len)
+{
+	struct dmtable_dev devs[METADATA_MAX_DEVS];
+	int r;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		struct stat st;
+
+		if (stat(p->sp.paths[i], &st) < 0)
+			return failf(-errno, err, err_len, "%s: %s", p->sp.paths[i], strerror(errno));
+		devs[i].major = major(st.st_rdev);
+		devs[i].minor = minor(st.st_rdev);
+		devs[i].data_start = p->sp.meta.devs[i].data_start / SECTOR;
+	}
+	r = dmtable_build(t, &p->sp.map, devs, p->sp.meta.extent_size / SECTOR);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot build its table: %s",
+			     p->sp.meta.name, strerror(-r));
+	return 0;
+}
+
+/* The table as dmctl takes it; params point into *text (free both). */
+static int pool_targets(const struct dmtable *t, struct dmctl_target **targets, char **text)
+{
+	const size_t width = 48;
+	struct dmctl_target *v;
+	char *buf;
+
+	v = calloc(t->nr ? t->nr : 1, sizeof(*v));
+	buf = calloc(t->nr ? t->nr : 1, width);
+	if (!v || !buf) {
+		free(v);
+		free(buf);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->nr; i++) {
+		int r = dmtable_params(&t->t[i], buf + i * width, width);
+
+		if (r < 0) {
+			free(v);
+			free(buf);
+			return r;
+		}
+		v[i].start = t->t[i].start;
+		v[i].len = t->t[i].len;
+		v[i].type = "linear";
+		v[i].params = buf + i * width;
+	}
+	*targets = v;
+	*text = buf;
+	return 0;
+}
+
+/* Create the volume, or load the new table into a live one and swap it in. */
+static int pool_load_table(struct pool *p, int create, char *err, size_t err_len)
+{
+	struct dmtable t = { 0 };
+	struct dmctl_target *targets = NULL;
+	char *text = NULL, uuid[64];
+	int r;
+
+	r = pool_table(p, &t, err, err_len);
+	if (r < 0)
+		return r;
+	r = pool_targets(&t, &targets, &text);
+	if (r < 0) {
+		fail(err, err_len, "pool %s: %s", p->sp.meta.name, strerror(-r));
+		goto out;
+	}
+	if (create) {
+		dm_uuid(p, uuid);
+		r = dmctl_create(p->sp.meta.name, uuid, targets, t.nr);
+		if (r < 0)
+			fail(err, err_len, "cannot create /dev/mapper/%s: %s", p->sp.meta.name,
+			     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+		goto out;
+	}
+	/* Load before suspending: nothing may allocate while the volume is suspended. */
+	r = dmctl_load(p->sp.meta.name, targets, t.nr);
+	if (r < 0) {
+		fail(err, err_len, "cannot load the new table of /dev/mapper/%s: %s",
+		     p->sp.meta.name, *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+		goto out;
+	}
+	r = dmctl_suspend(p->sp.meta.name, 1);
+	if (r == 0)
+		r = dmctl_resume(p->sp.meta.name);
+	if (r < 0) {
+		dmctl_clear(p->sp.meta.name);
+		dmctl_resume(p->sp.meta.name);
+		fail(err, err_len, "cannot switch /dev/mapper/%s to its new table: %s",
+		     p->sp.meta.name, *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+	}
+out:
+	free(targets);
+	free(text);
+	dmtable_destroy(&t);
+	return r;
+}
+
+/* ---- on-device metadata ---------------------------------------------------- */
+
+static int read_sb(int fd, struct metadata_sb *sb)
+{
+	void *block = block_alloc(METADATA_BLOCK);
+	int r;
+
+	if (!block)
+		return -ENOMEM;
+	r = blockdev_read(fd, 0, block, METADATA_BLOCK);
+	if (r == 0)
+		r = metadata_sb_decode(sb, block);
+	free(block);
+	return r;
+}
+
+/*
+ * Read one slot; *gen is 0 when it holds nothing valid. With p and m, also
+ * decode it (m initialised on success).
+ */
+static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
+		     struct metadata_pool *p, struct extmap *m)
+{
+	struct metadata_pool tmp_p;
+	struct extmap tmp_m = { 0 };
+	uint64_t len = sb->slot_bytes, peek_len;
+	void *buf;
+	int r;
+
+	*gen = 0;
+	buf = block_alloc(METADATA_BLOCK);
+	if (!buf)
+		return -ENOMEM;
+	/* Read only what the slot holds, not its whole capacity. */
+	r = blockdev_read(fd, sb->slot_offset[slot], buf, METADATA_BLOCK);
+	if (r < 0)
+		goto out;
+	r = metadata_pool_peek(buf, METADATA_BLOCK, NULL, &peek_len);
+	if (r < 0) {
+		r = 0; /* empty or torn: not an error, just nothing here */
+		goto out;
+	}
+	len = round_block(peek_len);
+	if (len > sb->slot_bytes)
+		goto out;
+	if (len > METADATA_BLOCK) {
+		free(buf);
+		buf = block_alloc(len);
+		if (!buf)
+			return -ENOMEM;
+		r = blockdev_read(fd, sb->slot_offset[slot], buf, len);
+		if (r < 0)
+			goto out;
+	}
+	if (metadata_pool_decode(&tmp_p, &tmp_m, buf, len) < 0)
+		goto out;
+	if (memcmp(tmp_p.uuid, sb->pool_uuid, 16) != 0) {
+		extmap_destroy(&tmp_m);
+		goto out; /* left over from an earlier pool on this device */
+	}
+	*gen = tmp_p.generation;
+	if (p && m) {
+		*p = tmp_p;
+		*m = tmp_m;
+	} else {
+		extmap_destroy(&tmp_m);
+	}
+out:
+	free(buf);
+	return r;
+}
+
+/*
+ * Commit the in-memory pool to every device: generation + 1 into each
+ * device's older slot, flushed. The caller then saves the state (same
+ * generation); activation prefers whichever is newer.
+ */
+static int pool_write_metadata(struct pool *p, char *err, size_t err_len)
+{
+	size_t bytes = metadata_pool_bytes(p->sp.meta.nr_devs, p->sp.map.nr_logical);
+	size_t len = round_block(bytes);
+	void *buf;
+	int r;
+
+	buf = block_alloc(len);
+	if (!buf)
+		return failf(-ENOMEM, err, err_len, "out of memory");
+	p->sp.meta.generation++;
+	r = metadata_pool_encode(&p->sp.meta, &p->sp.map, buf, len);
+	if (r < 0) {
+		p->sp.meta.generation--;
+		fail(err, err_len, "pool %s: cannot encode its metadata: %s", p->sp.meta.name,
+		     strerror(-r));
+		goto out;
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		unsigned slot = metadata_next_slot(p->slot_gen[i]);
+
+		if (len > p->sb[i].slot_bytes) {
+			r = failf(-ENOSPC, err, err_len, "%s: its metadata area is too small for %u extents",
+				  p->sp.paths[i], p->sp.map.nr_logical);
+			goto out;
+		}
+		r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot], buf, len);
+		if (r == 0)
+			r = blockdev_flush(p->fd[i]);
+		if (r < 0) {
+			fail(err, err_len, "%s: cannot write metadata: %s", p->sp.paths[i], strerror(-r));
+			goto out;
+		}
+		p->slot_gen[i][slot] = p->sp.meta.generation;
+	}
+out:
+	free(buf);
+	return r;
+}
+
+/* A new device's metadata area: the other slot emptied, then the superblock. */
+static int format_device(int fd, const struct metadata_sb *sb, char *err, size_t err_len,
+			 const char *path)
+{
+	void *block = block_alloc(METADATA_BLOCK);
+	int r;
+
+	if (!block)
+		return failf(-ENOMEM, err, err_len, "out of memory");
+	/* Empty slots: a stale generation from an earlier pool must never win. */
+	r = blockdev_write(fd, sb->slot_offset[0], block, METADATA_BLOCK);
+	if (r == 0)
+		r = blockdev_write(fd, sb->slot_offset[1], block, METADATA_BLOCK);
+	if (r == 0)
+		r = metadata_sb_encode(sb, block);
+	if (r == 0)
+		r = blockdev_write(fd, 0, block, METADATA_BLOCK);
+	if (r == 0)
+		r = blockdev_flush(fd);
+	free(block);
+	if (r < 0)
+		return failf(r, err, err_len, "%s: cannot write the superblock: %s", path, strerror(-r));
+	return 0;
+}
+
+static int wipe_device(int fd, const struct metadata_sb *sb)
+{
+	void *block = block_alloc(METADATA_BLOCK);
+	int r;
+
+	if (!block)
+		return -ENOMEM;
+	r = blockdev_write(fd, 0, block, METADATA_BLOCK);
+	if (r == 0)
+		r = blockdev_write(fd, sb->slot_offset[0], block, METADATA_BLOCK);
+	if (r == 0)
+		r = blockdev_write(fd, sb->slot_offset[1], block, METADATA_BLOCK);
+	if (r == 0)
+		r = blockdev_flush(fd);
+	free(block);
+	return r;
+}
+
+/* ---- finding and checking devices ------------------------------------------ */
+
+static int open_direct(const char *path, int *fd)
+{
+	*fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+
+/* Open path if it is this pool's device dev (by superblock). */
+static int try_device(struct pool *p, unsigned dev, const char *path)
+{
+	struct metadata_sb sb;
+	int fd, r;
+
+	r = open_direct(path, &fd);
+	if (r < 0)
+		return r;
+	r = read_sb(fd, &sb);
+	if (r == 0 && (memcmp(sb.pool_uuid, p->sp.meta.uuid, 16) != 0 ||
+		       memcmp(sb.dev_uuid, p->sp.meta.devs[dev].uuid, 16) != 0))
+		r = -ENODEV;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	p->fd[dev] = fd;
+	p->sb[dev] = sb;
+	if (path != p->sp.paths[dev]) /* snprintf onto its own argument is undefined */
+		snprintf(p->sp.paths[dev], sizeof(p->sp.paths[dev]), "%s", path);
+	return 0;
+}
+
+/* Device names move between boots (loop0, md127...): look at every block device. */
+static int scan_for_device(struct pool *p, unsigned dev)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+	int r = -ENODEV;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+		if (try_device(p, dev, path) == 0) {
+			r = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+static int pool_open_devices(struct pool *p, char *err, size_t err_len)
+{
+	char uuid[37];
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		if (p->fd[i] >= 0)
+			continue;
+		if (try_device(p, i, p->sp.paths[i]) == 0)
+			continue;
+		if (scan_for_device(p, i) == 0) {
+			log_info("pool %s: device %u is now %s", p->sp.meta.name, i, p->sp.paths[i]);
+			continue;
+		}
+		metadata_uuid_format(p->sp.meta.devs[i].uuid, uuid);
+		pool_close_devices(p);
+		return failf(-ENODEV, err, err_len,
+			     "pool %s: its %s device %s (last seen at %s) is missing",
+			     p->sp.meta.name,
+			     p->sp.meta.devs[i].tier == METADATA_TIER_SSD ? "SSD" : "HDD", uuid,
+			     p->sp.paths[i]);
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		for (unsigned s = 0; s < 2; s++)
+			read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL, NULL);
+	return 0;
+}
+
+/*
+ * The devices are written before the state, so after a crash between the two
+ * a device may hold a newer generation: it is complete, adopt it.
+ */
+static int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
+{
+	uint64_t best = p->sp.meta.generation;
+	unsigned best_dev = 0, best_slot = 0;
+	struct metadata_pool meta;
+	struct extmap map;
+	uint64_t gen;
+	int r;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		for (unsigned s = 0; s < 2; s++) {
+			if (p->slot_gen[i][s] > best) {
+				best = p->slot_gen[i][s];
+				best_dev = i;
+				best_slot = s;
+			}
+		}
+	}
+	if (best == p->sp.meta.generation)
+		return 0;
+	r = read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map);
+	if (r < 0 || gen != best)
+		return failf(r < 0 ? r : -EIO, err, err_len, "pool %s: cannot re-read metadata on %s",
+			     p->sp.meta.name, p->sp.paths[best_dev]);
+	if (meta.nr_devs != p->sp.meta.nr_devs) {
+		extmap_destroy(&map);
+		return failf(-EUCLEAN, err, err_len,
+			     "pool %s: the metadata on %s (generation %llu) lists %u devices, the state %u;"
+			     " import the pool again", p->sp.meta.name, p->sp.paths[best_dev],
+			     (unsigned long long)best, meta.nr_devs, p->sp.meta.nr_devs);
+	}
+	log_warn("pool %s: metadata generation %llu on %s is newer than the state's %llu; using it",
+		 p->sp.meta.name, (unsigned long long)best, p->sp.paths[best_dev],
+		 (unsigned long long)p->sp.meta.generation);
+	extmap_destroy(&p->sp.map);
+	p->sp.map = map;
+	p->sp.meta = meta;
+	r = state_pool_save(p->ps->state, &p->sp);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
+			     state_last_error(p->ps->state));
+	return 0;
+}
+
+/* ---- activation -------------------------------------------------------------- */
+
+static int tables_equal(const struct dmtable *a, const struct dmtable *b)
+{
+	return a->nr == b->nr && memcmp(a->t, b->t, a->nr * sizeof(*a->t)) == 0;
+}
+
+/*
+ * tierd restarted while the volume stayed live: keep it if its table is what
+ * the map says, else load the map's table (the map is what was committed).
+ */
+static int pool_adopt_live_volume(struct pool *p, char *err, size_t err_len)
+{
+	struct dmtable want = { 0 }, have = { 0 };
+	char *text = NULL, uuid[64];
+	int r;
+
+	r = dmctl_uuid(p->sp.meta.name, uuid, sizeof(uuid));
+	if (r == 0) {
+		char ours[64];
+
+		dm_uuid(p, ours);
+		if (strcmp(uuid, ours) != 0)
+			return failf(-EEXIST, err, err_len,
+				     "/dev/mapper/%s exists but is not pool %s's volume (dm uuid '%s')",
+				     p->sp.meta.name, p->sp.meta.name, uuid);
+	}
+	r = pool_table(p, &want, err, err_len);
+	if (r < 0)
+		return r;
+	r = dmctl_table(p->sp.meta.name, &text);
+	if (r == 0)
+		r = dmtable_parse(&have, text);
+	if (r == 0 && tables_equal(&want, &have)) {
+		log_info("pool %s: volume already active with the expected table", p->sp.meta.name);
+	} else {
+		log_warn("pool %s: the live table differs from the extent map; loading the map's",
+			 p->sp.meta.name);
+		r = pool_load_table(p, 0, err, err_len);
+	}
+	free(text);
+	dmtable_destroy(&want);
+	dmtable_destroy(&have);
+	return r;
+}
+
+int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	uint32_t bad_le;
+	int r;
+
+	if (p->active)
+		return 0;
+	r = pool_open_devices(p, err, err_len);
+	if (r < 0)
+		return r;
+	r = pool_adopt_newer_metadata(p, err, err_len);
+	if (r < 0)
+		goto fail;
+	r = extmap_check(&p->sp.map, &bad_le);
+	if (r < 0) {
+		fail(err, err_len, "pool %s: its extent map is inconsistent (extent %u); not activating",
+		     p->sp.meta.name, bad_le);
+		goto fail;
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		state_pool_set_path(ps->state, p->sp.id, i, p->sp.paths[i]);
+	r = dmctl_info(p->sp.meta.name, &info);
+	if (r < 0) {
+		fail(err, err_len, "cannot query /dev/mapper/%s: %s", p->sp.meta.name, strerror(-r));
+		goto fail;
+	}
+	r = info.exists ? pool_adopt_live_volume(p, err, err_len) : pool_load_table(p, 1, err, err_len);
+	if (r < 0)
+		goto fail;
+	p->active = 1;
+	if (!p->sp.want_active) {
+		p->sp.want_active = 1;
+		state_pool_set_want_active(ps->state, p->sp.id, 1);
+	}
+	return 0;
+fail:
+	pool_close_devices(p);
+	return r;
+}
+
+void pools_activate_all(struct pools *ps)
+{
+	char err[POOL_ERR_MAX];
+
+	for (struct pool *p = ps->list; p; p = p->next) {
+		if (!p->sp.want_active)
+			continue;
+		if (pool_activate(ps, p, err, sizeof(err)) < 0)
+			log_err("%s", err);
+		else
+			log_info("pool %s active: /dev/mapper/%s", p->sp.meta.name, p->sp.meta.name);
+	}
+}
+
+int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	int r;
+
+	r = dmctl_info(p->sp.meta.name, &info);
+	if (r == 0 && info.exists) {
+		if (info.open_count > 0)
+			return failf(-EBUSY, err, err_len,
+				     "/dev/mapper/%s is in use (%u open handles); unmount it first",
+				     p->sp.meta.name, info.open_count);
+		r = dmctl_remove(p->sp.meta.name, 0);
+		if (r < 0)
+			return failf(r, err, err_len, "cannot remove /dev/mapper/%s: %s", p->sp.meta.name,
+				     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+	}
+	pool_close_devices(p);
+	p->active = 0;
+	p->sp.want_active = 0;
+	r = state_pool_set_want_active(ps->state, p->sp.id, 0);
+	if (r < 0)
+		log_warn("pool %s: cannot record it as inactive: %s", p->sp.meta.name,
+			 state_last_error(ps->state));
+	return 0;
+}
+
+/* ---- new devices --------------------------------------------------------------- */
+
+struct new_dev {
+	const char *path;
+	struct blockdev_info info;
+	int fd; /* exclusive while formatting */
+	struct metadata_sb sb;
+};
+
+static void new_dev_close(struct new_dev *nd)
+{
+	if (nd->fd >= 0)
+		close(nd->fd);
+	nd->fd = -1;
+}
+
+static int pool_has_dev_uuid(const struct pool *p, const uint8_t uuid[16])
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (memcmp(p->sp.meta.devs[i].uuid, uuid, 16) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Everything that makes a device unfit is found here, before anything is
+ * written anywhere. attach_to: the pool an SSD is being attached to (its own
+ * superblock left by an interrupted attach is no obstacle).
+ */
+static int check_new_device(struct pools *ps, const char *path, bool force,
+			    const struct pool *attach_to, struct new_dev *nd, char *err,
+			    size_t err_len)
+{
+	char holders[256];
+	int r;
+
+	nd->path = path;
+	nd->fd = -1;
+	if (path[0] != '/')
+		return failf(-EINVAL, err, err_len, "%s: give the device as an absolute path", path);
+	r = blockdev_probe(path, &nd->info);
+	if (r == -ENOENT)
+		return failf(r, err, err_len, "%s: no such device", path);
+	if (r == -ENOTBLK)
+		return failf(r, err, err_len, "%s: not a block device", path);
+	if (r < 0)
+		return failf(r, err, err_len, "%s: cannot examine it: %s", path, strerror(-r));
+	if (strcmp(nd->info.signature, "tierd") == 0) {
+		struct metadata_sb sb;
+		struct pool *owner = NULL;
+		int fd;
+
+		if (open_direct(path, &fd) == 0) {
+			if (read_sb(fd, &sb) == 0)
+				owner = pools_find_uuid(ps, sb.pool_uuid);
+			close(fd);
+		}
+		if (owner && !(owner == attach_to && !pool_has_dev_uuid(owner, sb.dev_uuid)))
+			return failf(-EBUSY, err, err_len, "%s already belongs to pool %s", path,
+				     owner->sp.meta.name);
+		if (!owner && !force)
+			return failf(-EEXIST, err, err_len,
+				     "%s belongs to tierd pool '%s', unknown here: import it with"
+				     " 'tierctl pool import', or use --force to overwrite it",
+				     path, sb.pool_name);
+	} else if (nd->info.signature[0] && !force) {
+		if (strncmp(nd->info.signature, "pt:", 3) == 0)
+			return failf(-EEXIST, err, err_len,
+				     "%s has a %s partition table; use --force to overwrite it", path,
+				     nd->info.signature + 3);
+		return failf(-EEXIST, err, err_len, "%s has a %s signature; use --force to overwrite it",
+			     path, nd->info.signature);
+	}
+	r = blockdev_open_exclusive(path, O_RDWR | O_DIRECT | O_CLOEXEC, &nd->fd);
+	if (r == -EBUSY) {
+		if (blockdev_holders(path, holders, sizeof(holders)) == 0 && holders[0])
+			return failf(r, err, err_len, "%s is in use (held by %s)", path, holders);
+		return failf(r, err, err_len, "%s is in use (mounted or open by another program)",
+			     path);
+	}
+	if (r < 0)
+		return failf(r, err, err_len, "%s: cannot open it: %s", path, strerror(-r));
+	return 0;
+}
+
+/* Checked before the exclusive opens, which would otherwise report "in use". */
+static int same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && S_ISBLK(sa.st_mode) &&
+	       sa.st_rdev == sb.st_rdev;
+}
+
+/* Lay out nd for a pool whose metadata holds max_logical extents. */
+static int layout_new_device(struct new_dev *nd, uint64_t extent_size, uint32_t max_logical,
+			     char *err, size_t err_len)
+{
+	char have[SIZE_FORMAT_MAX], need[SIZE_FORMAT_MAX], ext[SIZE_FORMAT_MAX];
+	struct metadata_sb probe;
+	int r;
+
+	r = metadata_layout(&nd->sb, nd->info.size, nd->info.logical_block_size, extent_size,
+			    max_logical);
+	if (r == -ENOSPC) {
+		/* The metadata area does not depend on the device's size: ask for a big one. */
+		uint64_t min = 0;
+
+		if (metadata_layout(&probe, UINT64_C(1) << 50, nd->info.logical_block_size,
+				    extent_size, max_logical) == 0)
+			min = probe.data_start + METADATA_MIN_PE * extent_size;
+		return failf(r, err, err_len,
+			     "%s is too small (%s): with %s extents a pool device needs at least %s",
+			     nd->path, size_format(nd->info.size, have, sizeof(have)),
+			     size_format(extent_size, ext, sizeof(ext)),
+			     size_format(min, need, sizeof(need)));
+	}
+	if (r < 0)
+		return failf(r, err, err_len, "%s: cannot lay out the metadata: %s", nd->path,
+			     strerror(-r));
+	return 0;
+}
+
+static uint32_t reserve_for(uint32_t nr_pe)
+{
+	uint32_t r = nr_pe / 200;
+
+	if (r < POOL_RESERVE_MIN)
+		r = POOL_RESERVE_MIN;
+	if (r > POOL_RESERVE_MAX)
+		r = POOL_RESERVE_MAX;
+	return r;
+}
+
+static void fill_dev(struct metadata_dev *d, const struct new_dev *nd, enum metadata_tier tier)
+{
+	memcpy(d->uuid, nd->sb.dev_uuid, 16);
+	d->tier = tier;
+	d->nr_pe = nd->sb.nr_pe;
+	d->reserve_pe = reserve_for(nd->sb.nr_pe);
+	d->logical_block_size = nd->info.logical_block_size;
+	d->data_start = nd->sb.data_start;
+	d->size_bytes = nd->info.size;
+}
+
+static int random_uuid(uint8_t uuid[16])
+{
+	if (getrandom(uuid, 16, 0) != 16)
+		return -errno;
+	uuid[6] = (uuid[6] & 0x0f) | 0x40; /* RFC 4122 version 4 */
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+	return 0;
+}
+
+/* Map logical extents from le onwards to dev's pe 0.. (count of them). */
+static int map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		int r = extmap_map(m, le + i, dev, i);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* After formatting with exclusive fds, the pool keeps plain ones: the kernel's
+ * table claims the devices exclusively itself. */
+static int pool_reopen_device(struct pool *p, unsigned dev, struct new_dev *nd, char *err,
+			      size_t err_len)
+{
+	int r;
+
+	new_dev_close(nd);
+	if (p->fd[dev] >= 0)
+		close(p->fd[dev]);
+	p->fd[dev] = -1;
+	r = open_direct(nd->path, &p->fd[dev]);
+	if (r < 0)
+		return failf(r, err, err_len, "%s: cannot reopen it: %s", nd->path, strerror(-r));
+	return 0;
+}
+
+int pool_create(struct pools *ps, const struct pool_create_args *a, struct pool **out, char *err,
+		size_t err_len)
+{
+	struct new_dev nd[2] = { { .fd = -1 }, { .fd = -1 } };
+	unsigned nr = a->ssd ? 2 : 1;
+	uint64_t extent = a->extent_size ? a->extent_size : POOL_DEFAULT_EXTENT_SIZE;
+	uint64_t total_pe = 0;
+	uint32_t max_logical, usable[2] = { 0, 0 }, nr_logical;
+	struct dmctl_info info;
+	struct pool *p = NULL;
+	int r;
+
+	if (metadata_name_valid(a->name) < 0)
+		return failf(-EINVAL, err, err_len,
+			     "invalid pool name '%s': use 1 to %d of A-Z a-z 0-9 _ . + -, not"
+			     " starting with '.' or '-'", a->name, METADATA_NAME_MAX);
+	if (pools_find(ps, a->name))
+		return failf(-EEXIST, err, err_len, "a pool named %s already exists", a->name);
+	if (dmctl_info(a->name, &info) == 0 && info.exists)
+		return failf(-EEXIST, err, err_len, "a device-mapper device named %s already exists",
+			     a->name);
+	if (extent < METADATA_ALIGN || extent > (UINT64_C(1) << 30) || (extent & (extent - 1)))
+		return failf(-EINVAL, err, err_len,
+			     "invalid extent size %llu: a power of two from 1 MiB to 1 GiB",
+			     (unsigned long long)extent);
+	if (a->ssd && same_device(a->hdd, a->ssd))
+		return failf(-EINVAL, err, err_len, "%s and %s are the same device", a->hdd, a->ssd);
+	r = check_new_device(ps, a->hdd, a->force, NULL, &nd[0], err, err_len);
+	if (r < 0)
+		goto out;
+	if (a->ssd) {
+		r = check_new_device(ps, a->ssd, a->force, NULL, &nd[1], err, err_len);
+		if (r < 0)
+			goto out;
+		if (nd[0].info.logical_block_size != nd[1].info.logical_block_size) {
+			r = failf(-EINVAL, err, err_len,
+				  "logical block sizes differ: %s has %u bytes, %s %u; tierd needs"
+				  " equal ones (see docs/pools.md)", a->hdd,
+				  nd[0].info.logical_block_size, a->ssd, nd[1].info.logical_block_size);
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < nr; i++)
+		total_pe += nd[i].info.size / extent;
+	max_logical = total_pe * 2 > POOL_SLOT_MIN_EXTENTS ?
+			      (total_pe * 2 > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)(total_pe * 2)) :
+			      POOL_SLOT_MIN_EXTENTS;
+	for (unsigned i = 0; i < nr; i++) {
+		r = layout_new_device(&nd[i], extent, max_logical, err, err_len);
+		if (r < 0)
+			goto out;
+	}
+
+	r = -ENOMEM;
+	p = pool_new();
+	if (!p)
+		goto out;
+	r = random_uuid(p->sp.meta.uuid);
+	if (r < 0)
+		goto out;
+	snprintf(p->sp.meta.name, sizeof(p->sp.meta.name), "%s", a->name);
+	p->sp.meta.extent_size = extent;
+	p->sp.meta.flags = a->ssd ? METADATA_POOL_SSD_GROWS : 0;
+	p->sp.meta.created = (uint64_t)time(NULL);
+	p->sp.meta.nr_devs = nr;
+	p->sp.want_active = 1;
+	for (unsigned i = 0; i < nr; i++) {
+		r = random_uuid(nd[i].sb.dev_uuid);
+		if (r < 0)
+			goto out;
+		memcpy(nd[i].sb.pool_uuid, p->sp.meta.uuid, 16);
+		snprintf(nd[i].sb.pool_name, sizeof(nd[i].sb.pool_name), "%s", a->name);
+		fill_dev(&p->sp.meta.devs[i], &nd[i], i ? METADATA_TIER_SSD : METADATA_TIER_HDD);
+		usable[i] = p->sp.meta.devs[i].nr_pe - p->sp.meta.devs[i].reserve_pe;
+		snprintf(p->sp.paths[i], sizeof(p->sp.paths[i]), "%s", nd[i].path);
+		p->sb[i] = nd[i].sb;
+	}
+	/* The HDD holds the start of the volume, the SSD its end; tiering sorts them out. */
+	nr_logical = usable[0] + usable[1];
+	r = extmap_init(&p->sp.map, nr_logical);
+	for (unsigned i = 0; r == 0 && i < nr; i++) {
+		unsigned dev;
+
+		r = extmap_add_dev(&p->sp.map, p->sp.meta.devs[i].nr_pe, &dev);
+	}
+	if (r == 0)
+		r = map_run(&p->sp.map, 0, 0, usable[0]);
+	if (r == 0 && nr == 2)
+		r = map_run(&p->sp.map, usable[0], 1, usable[1]);
+	if (r < 0) {
+		fail(err, err_len, "pool %s: cannot build its extent map: %s", a->name, strerror(-r));
+		goto out;
+	}
+
+	/* From here on devices are written. */
+	for (unsigned i = 0; i < nr; i++) {
+		r = format_device(nd[i].fd, &nd[i].sb, err, err_len, nd[i].path);
+		if (r < 0)
+			goto unformat;
+		p->fd[i] = nd[i].fd;
+	}
+	r = pool_write_metadata(p, err, err_len);
+	for (unsigned i = 0; i < nr; i++)
+		p->fd[i] = -1; /* still owned by nd[i] */
+	if (r < 0)
+		goto unformat;
+	for (unsigned i = 0; i < nr; i++) {
+		r = pool_reopen_device(p, i, &nd[i], err, err_len);
+		if (r < 0)
+			goto unformat;
+	}
+	r = state_pool_insert(ps->state, &p->sp);
+	if (r < 0) {
+		fail(err, err_len, "pool %s: cannot save the state: %s", a->name,
+		     state_last_error(ps->state));
+		goto unformat;
+	}
+	r = pool_load_table(p, 1, err, err_len);
+	if (r < 0) {
+		state_pool_delete(ps->state, p->sp.id);
+		goto unformat;
+	}
+	p->active = 1;
+	pools_link(ps, p);
+	*out = p;
+	return 0;
+unformat:
+	for (unsigned i = 0; i < nr; i++) {
+		int fd = p->fd[i] >= 0 ? p->fd[i] : nd[i].fd;
+
+		if (fd >= 0 && wipe_device(fd, &nd[i].sb) < 0)
+			log_err("%s: cannot wipe the superblock written a moment ago", nd[i].path);
+	}
+out:
+	for (unsigned i = 0; i < 2; i++)
+		new_dev_close(&nd[i]);
+	pool_free(p);
+	return r;
+}
+
+/* ---- import ---------------------------------------------------------------------- */
+
+int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct pool **out,
+		char *err, size_t err_len)
+{
+	struct metadata_sb sb[METADATA_MAX_DEVS];
+	int fd[METADATA_MAX_DEVS];
+	uint64_t gen[METADATA_MAX_DEVS][2], best = 0;
+	unsigned best_dev = 0, best_slot = 0;
+	struct pool *p = NULL;
+	struct dmctl_info info;
+	char uuid[37];
+	int r = 0;
+
+	if (nr == 0 || nr > METADATA_MAX_DEVS)
+		return failf(-EINVAL, err, err_len, "give every device of the pool (1 to %d)",
+			     METADATA_MAX_DEVS);
+	for (size_t i = 0; i < nr; i++)
+		fd[i] = -1;
+	for (size_t i = 0; i < nr; i++) {
+		r = open_direct(paths[i], &fd[i]);
+		if (r < 0) {
+			fail(err, err_len, "%s: %s", paths[i],
+			     r == -ENOENT ? "no such device" : strerror(-r));
+			goto out;
+		}
+		r = read_sb(fd[i], &sb[i]);
+		if (r < 0) {
+			fail(err, err_len, "%s: %s", paths[i],
+			     r == -ENOENT ? "no tierd superblock" : "damaged tierd superblock");
+			goto out;
+		}
+		if (memcmp(sb[i].pool_uuid, sb[0].pool_uuid, 16) != 0) {
+			r = failf(-EINVAL, err, err_len, "%s belongs to pool %s, %s to pool %s", paths[0],
+				  sb[0].pool_name, paths[i], sb[i].pool_name);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (memcmp(sb[i].dev_uuid, sb[j].dev_uuid, 16) == 0) {
+				r = failf(-EINVAL, err, err_len, "%s and %s are the same device",
+					  paths[j], paths[i]);
+				goto out;
+			}
+		}
+		for (unsigned s = 0; s < 2; s++) {
+			read_slot(fd[i], &sb[i], s, &gen[i][s], NULL, NULL);
+			if (gen[i][s] > best) {
+				best = gen[i][s];
+				best_dev = (unsigned)i;
+				best_slot = s;
+			}
+		}
+	}
+	if (pools_find_uuid(ps, sb[0].pool_uuid)) {
+		r = failf(-EEXIST, err, err_len, "pool %s is already known to this tierd",
+			  sb[0].pool_name);
+		goto out;
+	}
+	if (best == 0) {
+		r = failf(-EUCLEAN, err, err_len, "pool %s: no valid metadata on any device given",
+			  sb[0].pool_name);
+		goto out;
+	}
+	r = -ENOMEM;
+	p = pool_new();
+	if (!p)
+		goto out;
+	r = read_slot(fd[best_dev], &sb[best_dev], best_slot, &best, &p->sp.meta, &p->sp.map);
+	if (r < 0 || best == 0) {
+		r = failf(r < 0 ? r : -EIO, err, err_len, "%s: cannot re-read its metadata",
+			  paths[best_dev]);
+		goto out;
+	}
+	/* Every device the newest metadata names must be here; nothing else may be. */
+	for (unsigned d = 0; d < p->sp.meta.nr_devs; d++) {
+		size_t i;
+
+		for (i = 0; i < nr && memcmp(sb[i].dev_uuid, p->sp.meta.devs[d].uuid, 16); i++)
+			;
+		if (i == nr) {
+			metadata_uuid_format(p->sp.meta.devs[d].uuid, uuid);
+			r = failf(-ENODEV, err, err_len,
+				  "pool %s needs its %s device %s, which is not among those given",
+				  p->sp.meta.name,
+				  p->sp.meta.devs[d].tier == METADATA_TIER_SSD ? "SSD" : "HDD", uuid);
+			goto out;
+		}
+		snprintf(p->sp.paths[d], sizeof(p->sp.paths[d]), "%s", paths[i]);
+		p->fd[d] = fd[i];
+		fd[i] = -1;
+		p->sb[d] = sb[i];
+		p->slot_gen[d][0] = gen[i][0];
+		p->slot_gen[d][1] = gen[i][1];
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (fd[i] >= 0) {
+			r = failf(-EINVAL, err, err_len,
+				  "%s is not a device of pool %s in its newest metadata (generation %llu)",
+				  paths[i], p->sp.meta.name, (unsigned long long)best);
+			goto out;
+		}
+	}
+	if (pools_find(ps, p->sp.meta.name)) {
+		r = failf(-EEXIST, err, err_len, "another pool is already named %s", p->sp.meta.name);
+		goto out;
+	}
+	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+		r = failf(-EEXIST, err, err_len, "a device-mapper device named %s already exists",
+			  p->sp.meta.name);
+		goto out;
+	}
+	p->sp.want_active = 1;
+	r = state_pool_insert(ps->state, &p->sp);
+	if (r < 0) {
+		fail(err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
+		     state_last_error(ps->state));
+		goto out;
+	}
+	r = pool_load_table(p, 1, err, err_len);
+	if (r < 0) {
+		state_pool_delete(ps->state, p->sp.id);
+		goto out;
+	}
+	p->active = 1;
+	pools_link(ps, p);
+	*out = p;
+	p = NULL;
+out:
+	for (size_t i = 0; i < nr; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	pool_free(p);
+	return r;
+}
+
+/* ---- attach ------------------------------------------------------------------------ */
+
+static int pool_ssd_dev(const struct pool *p)
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sp.meta.devs[i].tier == METADATA_TIER_SSD)
+			return (int)i;
+	return -1;
+}
+
+/* Extents the smallest metadata slot of the pool can describe. */
+static uint32_t pool_max_logical(const struct pool *p, const struct metadata_sb *extra)
+{
+	uint32_t max = extra ? metadata_slot_max_logical(extra->slot_bytes) : UINT32_MAX;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		uint32_t m = metadata_slot_max_logical(p->sb[i].slot_bytes);
+
+		if (m < max)
+			max = m;
+	}
+	return max;
+}
+
+int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool force,
+		char *err, size_t err_len)
+{
+	struct new_dev nd = { .fd = -1 };
+	struct metadata_dev *d;
+	uint32_t old_logical = p->sp.map.nr_logical, usable, max_logical;
+	unsigned dev, hdd_lbs = p->sp.meta.devs[0].logical_block_size;
+	char size[SIZE_FORMAT_MAX];
+	int r, ssd_dev = pool_ssd_dev(p);
+
+	if (!p->active)
+		return failf(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
+			     p->sp.meta.name);
+	if (ssd_dev >= 0)
+		return failf(-EEXIST, err, err_len, "pool %s already has an SSD tier (%s)",
+			     p->sp.meta.name, p->sp.paths[ssd_dev]);
+	r = check_new_device(ps, ssd, force, p, &nd, err, err_len);
+	if (r < 0)
+		goto out;
+	if (nd.info.logical_block_size != hdd_lbs) {
+		r = failf(-EINVAL, err, err_len,
+			  "logical block sizes differ: %s has %u bytes, pool %s %u; tierd needs"
+			  " equal ones (see docs/pools.md)", ssd, nd.info.logical_block_size,
+			  p->sp.meta.name, hdd_lbs);
+		goto out;
+	}
+	max_logical = pool_max_logical(p, NULL);
+	r = layout_new_device(&nd, p->sp.meta.extent_size, max_logical, err, err_len);
+	if (r < 0)
+		goto out;
+	usable = nd.sb.nr_pe - reserve_for(nd.sb.nr_pe);
+	if (grow && (uint64_t)old_logical + usable > max_logical) {
+		r = failf(-ENOSPC, err, err_len,
+			  "pool %s's metadata area holds at most %u extents; %s would make %llu;"
+			  " attach it with --no-grow", p->sp.meta.name, max_logical, ssd,
+			  (unsigned long long)old_logical + usable);
+		goto out;
+	}
+	r = random_uuid(nd.sb.dev_uuid);
+	if (r < 0)
+		goto out;
+	memcpy(nd.sb.pool_uuid, p->sp.meta.uuid, 16);
+	snprintf(nd.sb.pool_name, sizeof(nd.sb.pool_name), "%s", p->sp.meta.name);
+
+	r = extmap_add_dev(&p->sp.map, nd.sb.nr_pe, &dev);
+	if (r == 0 && grow) {
+		r = extmap_resize_logical(&p->sp.map, old_logical + usable);
+		if (r == 0)
+			r = map_run(&p->sp.map, old_logical, dev, usable);
+	}
+	if (r < 0) {
+		fail(err, err_len, "pool %s: cannot extend its extent map: %s", p->sp.meta.name,
+		     strerror(-r));
+		goto undo_map;
+	}
+	d = &p->sp.meta.devs[dev];
+	fill_dev(d, &nd, METADATA_TIER_SSD);
+	p->sp.meta.nr_devs++;
+	if (grow)
+		p->sp.meta.flags |= METADATA_POOL_SSD_GROWS;
+	snprintf(p->sp.paths[dev], sizeof(p->sp.paths[dev]), "%s", ssd);
+	p->sb[dev] = nd.sb;
+	p->slot_gen[dev][0] = p->slot_gen[dev][1] = 0;
+
+	/* The SSD first: until the HDD's metadata names it, it is not in the pool. */
+	r = format_device(nd.fd, &nd.sb, err, err_len, ssd);
+	if (r < 0)
+		goto undo_meta;
+	p->fd[dev] = nd.fd;
+	r = pool_write_metadata(p, err, err_len);
+	p->fd[dev] = -1;
+	if (r < 0)
+		goto undo_meta;
+	r = pool_reopen_device(p, dev, &nd, err, err_len);
+	if (r == 0)
+		r = state_pool_save(ps->state, &p->sp);
+	if (r < 0) {
+		log_err("pool %s: SSD %s attached on the devices but not in the state: %s",
+			p->sp.meta.name, ssd, state_last_error(ps->state));
+		if (!*err)
+			fail(err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
+			     state_last_error(ps->state));
+		goto out;
+	}
+	if (grow) {
+		r = pool_load_table(p, 0, err, err_len);
+		if (r < 0)
+			goto out;
+		log_info("pool %s: SSD %s attached, volume grown to %s", p->sp.meta.name, ssd,
+			 size_format((uint64_t)p->sp.map.nr_logical * p->sp.meta.extent_size, size,
+				     sizeof(size)));
+	} else {
+		log_info("pool %s: SSD %s attached without growing the volume", p->sp.meta.name, ssd);
+	}
+	goto out;
+undo_meta:
+	p->sp.meta.nr_devs--;
+	if (grow && !(ssd_dev >= 0))
+		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
+	memset(&p->sp.meta.devs[dev], 0, sizeof(p->sp.meta.devs[dev]));
+undo_map:
+	for (uint32_t le = old_logical; le < p->sp.map.nr_logical; le++)
+		extmap_unmap(&p->sp.map, le);
+	extmap_resize_logical(&p->sp.map, old_logical);
+	if (p->sp.map.nr_devs > p->sp.meta.nr_devs)
+		extmap_remove_dev(&p->sp.map, p->sp.map.nr_devs - 1);
+out:
+	new_dev_close(&nd);
+	return r;
+}
+
+/* ---- destroy ---------------------------------------------------------------------- */
+
+int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	int r;
+
+	r = dmctl_info(p->sp.meta.name, &info);
+	if (r == 0 && info.exists) {
+		if (info.open_count > 0 && !force)
+			return failf(-EBUSY, err, err_len,
+				     "/dev/mapper/%s is in use (%u open handles); unmount it first or"
+				     " use --force", p->sp.meta.name, info.open_count);
+		r = dmctl_remove(p->sp.meta.name, force);
+		if (r < 0)
+			return failf(r, err, err_len, "cannot remove /dev/mapper/%s: %s",
+				     p->sp.meta.name,
+				     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+	}
+	p->active = 0;
+	if (pool_open_devices(p, err, err_len) == 0) {
+		for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+			if (wipe_device(p->fd[i], &p->sb[i]) < 0)
+				log_warn("pool %s: cannot wipe the superblock of %s", p->sp.meta.name,
+					 p->sp.paths[i]);
+	} else {
+		log_warn("%s; its superblocks stay", err);
+	}
+	err[0] = '\0';
+	r = state_pool_delete(ps->state, p->sp.id);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot delete it from the state: %s",
+			     p->sp.meta.name, state_last_error(ps->state));
+	pools_unlink(ps, p);
+	pool_free(p);
+	return 0;
+}
+
+/* ---- views ------------------------------------------------------------------------ */
+
+static void add_u64(json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static json_object *device_json(const struct pool *p, unsigned i, uint32_t *used_out)
+{
+	const struct metadata_dev *d = &p->sp.meta.devs[i];
+	json_object *o = json_object_new_object();
+	uint32_t used = extmap_count_on_dev(&p->sp.map, i);
+	char uuid[37];
+
+	metadata_uuid_format(d->uuid, uuid);
+	json_object_object_add(o, "path", json_object_new_string(p->sp.paths[i]));
+	json_object_object_add(o, "uuid", json_object_new_string(uuid));
+	add_u64(o, "size_bytes", d->size_bytes);
+	add_u64(o, "logical_block_size", d->logical_block_size);
+	add_u64(o, "data_offset", d->data_start);
+	add_u64(o, "total_extents", d->nr_pe);
+	add_u64(o, "used_extents", used);
+	add_u64(o, "free_extents", d->nr_pe - used);
+	add_u64(o, "reserved_extents", d->reserve_pe);
+	*used_out = used;
+	return o;
+}
+
+static json_object *tier_json(const struct pool *p, enum metadata_tier tier)
+{
+	json_object *o = NULL, *devs = NULL;
+	uint64_t total = 0, used = 0;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		uint32_t u;
+
+		if (p->sp.meta.devs[i].tier != tier)
+			continue;
+		if (!o) {
+			o = json_object_new_object();
+			devs = json_object_new_array();
+		}
+		json_object_array_add(devs, device_json(p, i, &u));
+		total += p->sp.meta.devs[i].nr_pe;
+		used += u;
+	}
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "name", json_object_new_string(tier == METADATA_TIER_SSD ? "ssd" : "hdd"));
+	json_object_object_add(o, "class", json_object_new_string(tier == METADATA_TIER_SSD ? "ssd" : "hdd"));
+	add_u64(o, "size_bytes", total * p->sp.meta.extent_size);
+	add_u64(o, "total_extents", total);
+	add_u64(o, "used_extents", used);
+	add_u64(o, "free_extents", total - used);
+	json_object_object_add(o, "devices", devs);
+	return o;
+}
+
+json_object *pool_to_json(const struct pool *p)
+{
+	json_object *o = json_object_new_object(), *tiers = json_object_new_array(), *t;
+	char uuid[37], dm[PATH_MAX];
+
+	metadata_uuid_format(p->sp.meta.uuid, uuid);
+	snprintf(dm, sizeof(dm), "/dev/mapper/%s", p->sp.meta.name);
+	json_object_object_add(o, "name", json_object_new_string(p->sp.meta.name));
+	json_object_object_add(o, "uuid", json_object_new_string(uuid));
+	json_object_object_add(o, "state", json_object_new_string(p->active ? "active" : "inactive"));
+	json_object_object_add(o, "dm_device", json_object_new_string(dm));
+	add_u64(o, "extent_size", p->sp.meta.extent_size);
+	add_u64(o, "size_bytes", (uint64_t)p->sp.map.nr_logical * p->sp.meta.extent_size);
+	add_u64(o, "extents", p->sp.map.nr_logical);
+	json_object_object_add(o, "ssd_grows_volume",
+			       json_object_new_boolean(!!(p->sp.meta.flags & METADATA_POOL_SSD_GROWS)));
+	add_u64(o, "metadata_generation", p->sp.meta.generation);
+	if ((t = tier_json(p, METADATA_TIER_SSD)))
+		json_object_array_add(tiers, t);
+	if ((t = tier_json(p, METADATA_TIER_HDD)))
+		json_object_array_add(tiers, t);
+	json_object_object_add(o, "tiers", tiers);
+	return o;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b, *nx, *ny;
+
+	json_object_object_get_ex(x, "name", &nx);
+	json_object_object_get_ex(y, "name", &ny);
+	return strcmp(json_object_get_string(nx), json_object_get_string(ny));
+}
+
+json_object *pools_to_json(struct pools *ps)
+{
+	json_object *a = json_object_new_array();
+
+	for (struct pool *p = ps->list; p; p = p->next)
+		json_object_array_add(a, pool_to_json(p));
+	json_object_array_sort(a, by_name);
+	return a;
+}

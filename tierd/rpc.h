@@ -1,0 +1,53 @@
+/* rpc: decoding and validating control requests (docs/protocol.md). */
+#ifndef TIERD_RPC_H
+#define TIERD_RPC_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RPC_PROTOCOL 1
+#define RPC_REQUEST_MAX 65536
+#define RPC_METHOD_MAX 64
+
+struct rpc_request {
+	char method[RPC_METHOD_MAX];
+	json_object *params; /* always an object; owned by the request */
+};
+
+/*
+ * Decode one request line. -EINVAL (with err filled) for anything that is not
+ * a JSON object with protocol 1, a string method of [a-z.]+ and an object (or
+ * absent) params; -EPROTONOSUPPORT for another protocol version.
+ */
+int rpc_decode(struct rpc_request *req, const char *line, size_t len, char *err, size_t err_len);
+void rpc_request_destroy(struct rpc_request *req);
+
+enum rpc_type {
+	RPC_STRING,       /* out: const char ** (owned by params) */
+	RPC_BOOL,         /* out: bool * */
+	RPC_UINT64,       /* out: uint64_t * */
+	RPC_STRING_ARRAY, /* out: json_object ** (an array of strings, owned by params) */
+};
+
+struct rpc_param {
+	const char *name;
+	enum rpc_type type;
+	bool required;
+	void *out; /* left untouched when an optional param is absent */
+};
+
+/* Check params against spec: types, required members, and no unknown member
+ * (a typo must not pass silently). -EINVAL with err filled. */
+int rpc_params(json_object *params, const struct rpc_param *spec, size_t nr, char *err,
+	       size_t err_len);
+
+/* {"protocol":1,"ok":true,"result":result}; takes ownership of result (NULL: {}). */
+json_object *rpc_reply_ok(json_object *result);
+/* {"protocol":1,"ok":false,"error":{"errno":"EBUSY","message":message}} */
+json_object *rpc_reply_error(int err, const char *message);
+/* {"protocol":1,"progress":progress}; takes ownership. */
+json_object *rpc_progress(json_object *progress);
+
+#endif

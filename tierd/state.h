@@ -1,0 +1,43 @@
+/* state: tierd's SQLite database (pools, devices, extent maps). */
+#ifndef TIERD_STATE_H
+#define TIERD_STATE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extmap.h"
+#include "metadata.h"
+
+struct state;
+
+/* A pool as the database holds it: the same content as the on-device copy,
+ * plus where each device was last seen and whether it should be active. */
+struct state_pool {
+	int64_t id;
+	struct metadata_pool meta;
+	struct extmap map;
+	char paths[METADATA_MAX_DEVS][PATH_MAX];
+	int want_active;
+};
+
+/* Creates dir (0700) and tierd.db in it, applies pending migrations; on
+ * failure err says why. */
+int state_open(struct state **out, const char *dir, char *err, size_t err_len);
+void state_close(struct state *st);
+/* SQLite's message for the last failure, for the caller's log. */
+const char *state_last_error(const struct state *st);
+
+/* Pools, each filled completely; free with state_pool_destroy() + free(). */
+int state_pool_load_all(struct state *st, struct state_pool ***pools, size_t *nr);
+void state_pool_destroy(struct state_pool *p);
+
+/* New pool: sets p->id. */
+int state_pool_insert(struct state *st, struct state_pool *p);
+/* Rewrite the pool's row, devices and whole map in one transaction. */
+int state_pool_save(struct state *st, const struct state_pool *p);
+int state_pool_set_want_active(struct state *st, int64_t id, int want_active);
+int state_pool_set_path(struct state *st, int64_t id, unsigned dev, const char *path);
+int state_pool_delete(struct state *st, int64_t id);
+
+#endif
