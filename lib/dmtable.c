@@ -36,7 +36,7 @@ static int dmtable_push_merged(struct dmtable *t, const struct dmtable_target *t
 {
 	struct dmtable_target *last = t->nr ? &t->t[t->nr - 1] : NULL;
 
-	if (last && last->major == tg->major && last->minor == tg->minor &&
+	if (last && !last->mirror_region && last->major == tg->major && last->minor == tg->minor &&
 	    last->start + last->len == tg->start && last->offset + last->len == tg->offset) {
 		last->len += tg->len;
 		return 0;
@@ -44,25 +44,43 @@ static int dmtable_push_merged(struct dmtable *t, const struct dmtable_target *t
 	return dmtable_push(t, tg);
 }
 
+/* Sector of pe on dev; -EINVAL out of range, -ERANGE if the extent's end would wrap. */
+static int dmtable_locate(const struct extmap *m, const struct dmtable_dev *devs,
+			  uint64_t extent_sectors, unsigned dev, uint32_t pe, uint64_t *sector)
+{
+	if (dev >= m->nr_devs || pe >= m->nr_pe[dev])
+		return -EINVAL;
+	/* The end of the extent must fit, so merged offsets cannot wrap either. */
+	if ((uint64_t)pe + 1 > (UINT64_MAX - devs[dev].data_start) / extent_sectors)
+		return -ERANGE;
+	*sector = devs[dev].data_start + pe * extent_sectors;
+	return 0;
+}
+
 static int dmtable_add_extent(struct dmtable *t, const struct extmap *m,
-			      const struct dmtable_dev *devs, uint64_t extent_sectors, uint32_t le)
+			      const struct dmtable_dev *devs, uint64_t extent_sectors, uint32_t le,
+			      const struct dmtable_move *move, uint32_t region_sectors)
 {
 	struct extmap_loc loc = extmap_get(m, le);
-	const struct dmtable_dev *d;
+	struct dmtable_target tg = { .start = le * extent_sectors, .len = extent_sectors };
+	int ret;
 
-	if (loc.dev >= m->nr_devs || loc.pe >= m->nr_pe[loc.dev])
+	ret = dmtable_locate(m, devs, extent_sectors, loc.dev, loc.pe, &tg.offset);
+	if (ret)
+		return ret;
+	tg.major = devs[loc.dev].major;
+	tg.minor = devs[loc.dev].minor;
+	if (!move)
+		return dmtable_push_merged(t, &tg);
+	if (move->dev == loc.dev && move->pe == loc.pe)
 		return -EINVAL;
-	d = &devs[loc.dev];
-	/* The end of the extent must fit, so merged offsets cannot wrap either. */
-	if ((uint64_t)loc.pe + 1 > (UINT64_MAX - d->data_start) / extent_sectors)
-		return -ERANGE;
-	return dmtable_push_merged(t, &(struct dmtable_target){
-		.start = le * extent_sectors,
-		.len = extent_sectors,
-		.major = d->major,
-		.minor = d->minor,
-		.offset = d->data_start + loc.pe * extent_sectors,
-	});
+	ret = dmtable_locate(m, devs, extent_sectors, move->dev, move->pe, &tg.mirror_offset);
+	if (ret)
+		return ret;
+	tg.mirror_major = devs[move->dev].major;
+	tg.mirror_minor = devs[move->dev].minor;
+	tg.mirror_region = region_sectors;
+	return dmtable_push(t, &tg);
 }
 
 /* A failed build or parse leaves *out empty rather than half-filled. */
@@ -86,8 +104,44 @@ int dmtable_build(struct dmtable *out, const struct extmap *m,
 	if (m->nr_logical > UINT64_MAX / extent_sectors)
 		return -ERANGE;
 	for (uint32_t le = 0; le < m->nr_logical && !ret; le++)
-		ret = dmtable_add_extent(out, m, devs, extent_sectors, le);
+		ret = dmtable_add_extent(out, m, devs, extent_sectors, le, NULL, 0);
 	return dmtable_settle(out, ret);
+}
+
+int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
+			 const struct dmtable_dev *devs, uint64_t extent_sectors,
+			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors)
+{
+	size_t next = 0;
+	int ret = 0;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!m || (m->nr_devs && !devs) || !extent_sectors || (nr_moves && !moves) ||
+	    !region_sectors || (region_sectors & (region_sectors - 1)) ||
+	    extent_sectors % region_sectors)
+		return -EINVAL;
+	if (m->nr_logical > UINT64_MAX / extent_sectors)
+		return -ERANGE;
+	for (size_t i = 1; i < nr_moves; i++)
+		if (moves[i].le <= moves[i - 1].le)
+			return -EINVAL;
+	if (nr_moves && moves[nr_moves - 1].le >= m->nr_logical)
+		return -EINVAL;
+	for (uint32_t le = 0; le < m->nr_logical && !ret; le++) {
+		const struct dmtable_move *move = NULL;
+
+		if (next < nr_moves && moves[next].le == le)
+			move = &moves[next++];
+		ret = dmtable_add_extent(out, m, devs, extent_sectors, le, move, region_sectors);
+	}
+	return dmtable_settle(out, ret);
+}
+
+const char *dmtable_type(const struct dmtable_target *t)
+{
+	return t->mirror_region ? "mirror" : "linear";
 }
 
 int dmtable_params(const struct dmtable_target *t, char *buf, size_t len)
@@ -96,7 +150,12 @@ int dmtable_params(const struct dmtable_target *t, char *buf, size_t len)
 
 	if (!t || (!buf && len))
 		return -EINVAL;
-	n = snprintf(buf, len, DMTABLE_PARAMS_FMT, t->major, t->minor, t->offset);
+	if (t->mirror_region)
+		n = snprintf(buf, len, "core 1 %" PRIu32 " 2 " DMTABLE_PARAMS_FMT " " DMTABLE_PARAMS_FMT
+			     " 1 handle_errors", t->mirror_region, t->major, t->minor, t->offset,
+			     t->mirror_major, t->mirror_minor, t->mirror_offset);
+	else
+		n = snprintf(buf, len, DMTABLE_PARAMS_FMT, t->major, t->minor, t->offset);
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	return 0;
@@ -165,6 +224,7 @@ static void dmtable_take_blanks(struct dmtable_cursor *c)
 
 static void dmtable_take_line(struct dmtable_cursor *c, struct dmtable_target *tg)
 {
+	memset(tg, 0, sizeof(*tg));
 	tg->start = dmtable_take_number(c, UINT64_MAX);
 	dmtable_take_blanks(c);
 	tg->len = dmtable_take_number(c, UINT64_MAX);
@@ -217,8 +277,12 @@ int dmtable_parse(struct dmtable *out, const char *text)
 
 static size_t dmtable_format_line(const struct dmtable_target *tg, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 " linear " DMTABLE_PARAMS_FMT "\n",
-			 tg->start, tg->len, tg->major, tg->minor, tg->offset);
+	char params[160];
+	int n;
+
+	dmtable_params(tg, params, sizeof(params));
+	n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 " %s %s\n", tg->start, tg->len,
+		     dmtable_type(tg), params);
 
 	/* Only an encoding error could make n negative, and there is no text to encode. */
 	return n > 0 ? (size_t)n : 0;

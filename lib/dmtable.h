@@ -23,6 +23,22 @@ struct dmtable_target {
 	uint64_t len;
 	uint32_t major, minor;
 	uint64_t offset;
+	/*
+	 * A moving extent: a `mirror` target whose first leg is the source above
+	 * and whose second leg is the destination below. The kernel copies the
+	 * source to the destination (kcopyd) while writes go to both legs.
+	 * mirror_region is 0 for a plain `linear` target.
+	 */
+	uint32_t mirror_region;
+	uint32_t mirror_major, mirror_minor;
+	uint64_t mirror_offset;
+};
+
+/* Where one logical extent moves to. */
+struct dmtable_move {
+	uint32_t le;
+	unsigned dev;
+	uint32_t pe;
 };
 
 struct dmtable {
@@ -40,7 +56,25 @@ struct dmtable {
 int dmtable_build(struct dmtable *out, const struct extmap *m,
 		  const struct dmtable_dev *devs, uint64_t extent_sectors);
 
-/* Target parameters for dm_task_add_target(): "253:4 2048".  -ENOSPC if len is too small. */
+/*
+ * The same table with each extent of moves[] (sorted by le, each le once)
+ * as a mirror from where the map puts it to the move's destination, so the
+ * kernel copies it live; region_sectors is the mirror's region size, a power
+ * of two dividing extent_sectors. -EINVAL for unsorted moves, a move to where
+ * the extent already is, or a destination out of range.
+ */
+int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
+			 const struct dmtable_dev *devs, uint64_t extent_sectors,
+			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors);
+
+/* "linear" or "mirror". */
+const char *dmtable_type(const struct dmtable_target *t);
+
+/*
+ * Target parameters for dm_task_add_target(): "253:4 2048" for linear,
+ * "core 1 REGION 2 253:4 2048 253:5 0 1 handle_errors" for mirror.  -ENOSPC
+ * if len is too small.
+ */
 int dmtable_params(const struct dmtable_target *t, char *buf, size_t len);
 
 /*
@@ -52,7 +86,7 @@ int dmtable_params(const struct dmtable_target *t, char *buf, size_t len);
  */
 int dmtable_parse(struct dmtable *out, const char *text);
 
-/* The whole table as `dmsetup table` prints it, one line per target; free() *text_out. */
+/* The whole table as `dmsetup table` prints it (mirror params as loaded), one line per target; free() *text_out. */
 int dmtable_format(const struct dmtable *t, char **text_out);
 
 /* Sectors covered: the end of the last target. */

@@ -5,6 +5,7 @@
 #include "poolcmd.h"
 #include "table.h"
 #include "tiercmd.h"
+#include "extentcmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +16,8 @@
 
 #define MAIN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct cli_group *const main_groups[] = { &poolcmd_group, &tiercmd_group };
+static const struct cli_group *const main_groups[] = { &poolcmd_group, &tiercmd_group,
+							      &extentcmd_group };
 
 /*
  * Not through cli_call: an unreachable tierd is an answer here, not a

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "control.h"
@@ -120,7 +121,7 @@ static int make_socket_dir(const char *socket_path)
 static int run_daemon(const struct options *o)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
-	struct methods_ctx ctx = { 0 };
+	struct methods_ctx ctx = { .loop = loop };
 	struct state *st = NULL;
 	struct control *control = NULL;
 	ev_signal sigterm, sigint;
@@ -132,6 +133,11 @@ static int run_daemon(const struct options *o)
 		return EXIT_FAILURE;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* While a volume is suspended for a remap, a page fault that needs I/O
+	 * could wait on that very volume: keep everything in memory (as LVM does). */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		log_warn("cannot lock tierd's memory (%s); a remap could stall on paging",
+			 strerror(errno));
 	dmctl_init();
 	r = state_open(&st, o->state_dir, err, sizeof(err));
 	if (r < 0) {

@@ -37,6 +37,19 @@ static struct pool *find_pool(struct control_conn *conn, struct methods_ctx *m, 
 	return p;
 }
 
+/* A pool that a long operation is changing takes no other change meanwhile. */
+static struct pool *find_idle_pool(struct control_conn *conn, struct methods_ctx *m,
+				   const char *name)
+{
+	struct pool *p = find_pool(conn, m, name);
+
+	if (p && *pool_busy(p)) {
+		control_reply_error(conn, EBUSY, "pool %s is busy: %s", name, pool_busy(p));
+		return NULL;
+	}
+	return p;
+}
+
 static void reply_pool_or_error(struct control_conn *conn, int r, struct pool *p, const char *err)
 {
 	if (r < 0)
@@ -106,7 +119,7 @@ static void by_name(struct control_conn *conn, struct methods_ctx *m, json_objec
 
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
 		return;
-	p = find_pool(conn, m, name);
+	p = op ? find_idle_pool(conn, m, name) : find_pool(conn, m, name);
 	if (!p)
 		return;
 	if (op)
@@ -146,7 +159,7 @@ static void pool_destroy_method(struct control_conn *conn, struct methods_ctx *m
 
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
 		return;
-	p = find_pool(conn, m, name);
+	p = find_idle_pool(conn, m, name);
 	if (!p)
 		return;
 	r = pool_destroy(m->pools, p, force, err, sizeof(err));
@@ -201,11 +214,105 @@ static void tier_attach_method(struct control_conn *conn, struct methods_ctx *m,
 
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
 		return;
-	p = find_pool(conn, m, name);
+	p = find_idle_pool(conn, m, name);
 	if (!p)
 		return;
 	r = pool_attach(m->pools, p, ssd, grow, force, err, sizeof(err));
 	reply_pool_or_error(conn, r, p, err);
+}
+
+/* Long operations answer from the event loop: progress lines, then the pool. */
+static void job_progress(struct pool *p, const char *what, uint64_t done, uint64_t total,
+			 void *ctx)
+{
+	json_object *o = json_object_new_object();
+
+	(void)p;
+	json_object_object_add(o, "what", json_object_new_string(what));
+	json_object_object_add(o, "done", json_object_new_uint64(done));
+	json_object_object_add(o, "total", json_object_new_uint64(total));
+	json_object_object_add(o, "unit", json_object_new_string("extents"));
+	control_progress(ctx, o);
+}
+
+static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
+		     void *ctx)
+{
+	if (r < 0) {
+		log_err("pool %s: %s", pool_name(p), err);
+		control_reply_error(ctx, -r, "%s", err);
+		return;
+	}
+	log_info("pool %s: %llu extents moved, %llu failed", pool_name(p),
+		 (unsigned long long)moved, (unsigned long long)failed);
+	if (failed) {
+		control_reply_error(ctx, EIO, "pool %s: %llu of %llu extents could not move (I/O"
+				    " errors, see tierd's log); they stay where they were",
+				    pool_name(p), (unsigned long long)failed,
+				    (unsigned long long)(moved + failed));
+		return;
+	}
+	control_reply(ctx, rpc_reply_ok(pool_to_json(p)));
+}
+
+static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
+			       json_object *params)
+{
+	const char *name = NULL, *ssd = NULL;
+	bool shrink = false;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "ssd", RPC_STRING, true, &ssd },
+		{ "shrink", RPC_BOOL, false, &shrink },
+	};
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = pool_detach_start(p, m->loop, ssd, shrink, job_progress, job_done, conn, err,
+			      sizeof(err));
+	if (r < 0)
+		control_reply_error(conn, -r, "%s", err);
+}
+
+static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
+			       json_object *params)
+{
+	const char *name = NULL, *tier = NULL;
+	uint64_t first = 0, count = 1;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "first", RPC_UINT64, true, &first },
+		{ "count", RPC_UINT64, false, &count },
+		{ "tier", RPC_STRING, true, &tier },
+	};
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	if (strcmp(tier, "ssd") && strcmp(tier, "hdd")) {
+		control_reply_error(conn, EINVAL, "tier must be \"ssd\" or \"hdd\", not \"%.32s\"",
+				    tier);
+		return;
+	}
+	if (first > UINT32_MAX || count > UINT32_MAX) {
+		control_reply_error(conn, EINVAL, "extent numbers are below 2^32");
+		return;
+	}
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = pool_move_start(p, m->loop, (uint32_t)first, (uint32_t)count, strcmp(tier, "ssd") == 0,
+			    job_progress, job_done, conn, err, sizeof(err));
+	if (r < 0)
+		control_reply_error(conn, -r, "%s", err);
 }
 
 static const struct method methods[] = {
@@ -218,6 +325,8 @@ static const struct method methods[] = {
 	{ "pool.destroy", 1, pool_destroy_method },
 	{ "pool.import", 1, pool_import_method },
 	{ "tier.attach", 1, tier_attach_method },
+	{ "tier.detach", 1, tier_detach_method },
+	{ "extent.move", 1, extent_move_method },
 };
 
 void methods_handle(struct control_conn *conn, const struct rpc_request *req, void *ctx)

@@ -7,6 +7,7 @@
 
 struct methods_ctx {
 	struct pools *pools;
+	struct ev_loop *loop; /* long operations run on it */
 };
 
 /* The control_handler of the daemon's socket; ctx is a struct methods_ctx. */

@@ -13,11 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ev.h>
+
 #include "blockdev.h"
 #include "dmctl.h"
 #include "dmtable.h"
 #include "log.h"
 #include "metadata.h"
+#include "migrate.h"
 #include "size.h"
 
 #define SECTOR 512u
@@ -27,11 +30,14 @@
 /* Room in every metadata slot: a pool may grow to twice its size (attach). */
 #define POOL_SLOT_MIN_EXTENTS 65536u
 
+struct pool_job;
+
 struct pool {
 	struct state_pool sp;
 	struct pools *ps;
 	struct pool *next;
 	int active;
+	struct pool_job *job; /* a long operation in progress */
 	/* Per device, while the pool is open: O_DIRECT fd, superblock, slot generations. */
 	int fd[METADATA_MAX_DEVS];
 	struct metadata_sb sb[METADATA_MAX_DEVS];
@@ -194,11 +200,8 @@ static void dm_uuid(const struct pool *p, char out[64])
 
 /* ---- the volume ---------------------------------------------------------- */
 
-static int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len)
+int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size_t err_len)
 {
-	struct dmtable_dev devs[METADATA_MAX_DEVS];
-	int r;
-
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		struct stat st;
 
@@ -208,7 +211,28 @@ static int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t
 		devs[i].minor = minor(st.st_rdev);
 		devs[i].data_start = p->sp.meta.devs[i].data_start / SECTOR;
 	}
-	r = dmtable_build(t, &p->sp.map, devs, p->sp.meta.extent_size / SECTOR);
+	return 0;
+}
+
+struct extmap *pool_extmap(struct pool *p)
+{
+	return &p->sp.map;
+}
+
+uint64_t pool_extent_sectors(const struct pool *p)
+{
+	return p->sp.meta.extent_size / SECTOR;
+}
+
+static int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len)
+{
+	struct dmtable_dev devs[METADATA_MAX_DEVS];
+	int r;
+
+	r = pool_dm_devs(p, devs, err, err_len);
+	if (r < 0)
+		return r;
+	r = dmtable_build(t, &p->sp.map, devs, pool_extent_sectors(p));
 	if (r < 0)
 		return failf(r, err, err_len, "pool %s: cannot build its table: %s",
 			     p->sp.meta.name, strerror(-r));
@@ -218,7 +242,7 @@ static int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t
 /* The table as dmctl takes it; params point into *text (free both). */
 static int pool_targets(const struct dmtable *t, struct dmctl_target **targets, char **text)
 {
-	const size_t width = 48;
+	const size_t width = 160;
 	struct dmctl_target *v;
 	char *buf;
 
@@ -239,7 +263,7 @@ static int pool_targets(const struct dmtable *t, struct dmctl_target **targets, 
 		}
 		v[i].start = t->t[i].start;
 		v[i].len = t->t[i].len;
-		v[i].type = "linear";
+		v[i].type = dmtable_type(&t->t[i]);
 		v[i].params = buf + i * width;
 	}
 	*targets = v;
@@ -247,49 +271,67 @@ static int pool_targets(const struct dmtable *t, struct dmctl_target **targets, 
 	return 0;
 }
 
-/* Create the volume, or load the new table into a live one and swap it in. */
+static const char *dm_reason(int r)
+{
+	return *dmctl_last_error() ? dmctl_last_error() : strerror(-r);
+}
+
+/* Create the volume (create) or load t into its inactive slot. */
+static int pool_send_table(struct pool *p, const struct dmtable *t, int create, char *err,
+			   size_t err_len)
+{
+	struct dmctl_target *targets = NULL;
+	char *text = NULL, uuid[64];
+	int r;
+
+	r = pool_targets(t, &targets, &text);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: %s", p->sp.meta.name, strerror(-r));
+	if (create) {
+		dm_uuid(p, uuid);
+		r = dmctl_create(p->sp.meta.name, uuid, targets, t->nr);
+		if (r < 0)
+			fail(err, err_len, "cannot create /dev/mapper/%s: %s", p->sp.meta.name,
+			     dm_reason(r));
+	} else {
+		r = dmctl_load(p->sp.meta.name, targets, t->nr);
+		if (r < 0)
+			fail(err, err_len, "cannot load a table into /dev/mapper/%s: %s",
+			     p->sp.meta.name, dm_reason(r));
+	}
+	free(targets);
+	free(text);
+	return r;
+}
+
+int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_t err_len)
+{
+	return pool_send_table(p, t, 0, err, err_len);
+}
+
+/* Create the volume, or load the map's table into a live one and swap it in. */
 static int pool_load_table(struct pool *p, int create, char *err, size_t err_len)
 {
 	struct dmtable t = { 0 };
-	struct dmctl_target *targets = NULL;
-	char *text = NULL, uuid[64];
 	int r;
 
 	r = pool_table(p, &t, err, err_len);
 	if (r < 0)
 		return r;
-	r = pool_targets(&t, &targets, &text);
-	if (r < 0) {
-		fail(err, err_len, "pool %s: %s", p->sp.meta.name, strerror(-r));
-		goto out;
-	}
-	if (create) {
-		dm_uuid(p, uuid);
-		r = dmctl_create(p->sp.meta.name, uuid, targets, t.nr);
-		if (r < 0)
-			fail(err, err_len, "cannot create /dev/mapper/%s: %s", p->sp.meta.name,
-			     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
-		goto out;
-	}
 	/* Load before suspending: nothing may allocate while the volume is suspended. */
-	r = dmctl_load(p->sp.meta.name, targets, t.nr);
-	if (r < 0) {
-		fail(err, err_len, "cannot load the new table of /dev/mapper/%s: %s",
-		     p->sp.meta.name, *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+	r = pool_send_table(p, &t, create, err, err_len);
+	if (r < 0 || create)
 		goto out;
-	}
 	r = dmctl_suspend(p->sp.meta.name, 1);
 	if (r == 0)
 		r = dmctl_resume(p->sp.meta.name);
 	if (r < 0) {
+		fail(err, err_len, "cannot switch /dev/mapper/%s to its new table: %s",
+		     p->sp.meta.name, dm_reason(r));
 		dmctl_clear(p->sp.meta.name);
 		dmctl_resume(p->sp.meta.name);
-		fail(err, err_len, "cannot switch /dev/mapper/%s to its new table: %s",
-		     p->sp.meta.name, *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
 	}
 out:
-	free(targets);
-	free(text);
 	dmtable_destroy(&t);
 	return r;
 }
@@ -409,6 +451,22 @@ static int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 out:
 	free(buf);
 	return r;
+}
+
+int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
+		size_t err_len)
+{
+	int r = pool_write_metadata(p, err, err_len);
+
+	if (r < 0)
+		return r;
+	r = changed ? state_pool_save_extents(p->ps->state, &p->sp, changed, nr_changed) :
+		      state_pool_save(p->ps->state, &p->sp);
+	/* The devices hold the new generation: activation adopts it even so. */
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
+			     state_last_error(p->ps->state));
+	return 0;
 }
 
 /* A new device's metadata area: the other slot emptied, then the superblock. */
@@ -1443,4 +1501,354 @@ json_object *pools_to_json(struct pools *ps)
 		json_object_array_add(a, pool_to_json(p));
 	json_object_array_sort(a, by_name);
 	return a;
+}
+
+/* ---- long operations ---------------------------------------------------------- */
+
+/* Extents per table swap: more copy at once, but a longer commit while suspended. */
+#define POOL_JOB_BATCH 16
+
+struct pool_job {
+	struct pool *p;
+	struct ev_loop *loop;
+	ev_timer kick; /* starts the job from the loop, so done never runs inside start */
+	uint32_t *les;
+	size_t nr, next;
+	unsigned to_dev;
+	int keep_reserve; /* leave the destination's swap reserve free */
+	int detach;       /* release to_dev's counterpart (detach_dev) at the end */
+	unsigned detach_dev;
+	struct migrate_item items[POOL_JOB_BATCH];
+	struct migrate_batch *batch;
+	uint64_t moved, failed;
+	char what[192];
+	pool_progress_fn progress;
+	pool_done_fn done;
+	void *ctx;
+};
+
+const char *pool_busy(const struct pool *p)
+{
+	return p->job ? p->job->what : "";
+}
+
+/* After the last extent left the SSD: forget it and wipe its superblock. */
+static int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len)
+{
+	struct metadata_dev saved_dev = p->sp.meta.devs[dev];
+	struct metadata_sb saved_sb = p->sb[dev];
+	char path[PATH_MAX];
+	int fd = p->fd[dev], r;
+
+	if (extmap_count_on_dev(&p->sp.map, dev) != 0)
+		return failf(-EBUSY, err, err_len, "%s still holds extents", p->sp.paths[dev]);
+	if (dev != p->sp.meta.nr_devs - 1)
+		return failf(-EINVAL, err, err_len, "%s is not the pool's last device", p->sp.paths[dev]);
+	r = extmap_remove_dev(&p->sp.map, dev);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot drop %s from its map: %s",
+			     p->sp.meta.name, p->sp.paths[dev], strerror(-r));
+	snprintf(path, sizeof(path), "%s", p->sp.paths[dev]);
+	p->sp.meta.nr_devs--;
+	p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
+	memset(&p->sp.meta.devs[dev], 0, sizeof(p->sp.meta.devs[dev]));
+	p->sp.paths[dev][0] = '\0';
+	p->fd[dev] = -1;
+	/* The remaining devices stop naming it first; then it is free. */
+	r = pool_commit(p, NULL, 0, err, err_len);
+	if (r < 0) {
+		unsigned again;
+
+		p->sp.meta.nr_devs++;
+		p->sp.meta.devs[dev] = saved_dev;
+		snprintf(p->sp.paths[dev], sizeof(p->sp.paths[dev]), "%s", path);
+		p->fd[dev] = fd;
+		extmap_add_dev(&p->sp.map, saved_dev.nr_pe, &again);
+		return r;
+	}
+	if (fd >= 0) {
+		if (wipe_device(fd, &saved_sb) < 0)
+			log_warn("%s: detached, but its superblock could not be wiped", path);
+		close(fd);
+	}
+	log_info("pool %s: %s detached", p->sp.meta.name, path);
+	return 0;
+}
+
+static void job_finish(struct pool_job *job, int r, const char *err)
+{
+	struct pool *p = job->p;
+	char msg[POOL_ERR_MAX];
+
+	snprintf(msg, sizeof(msg), "%s", err ? err : "");
+	if (r == 0 && job->detach) {
+		if (job->failed)
+			r = failf(-EIO, msg, sizeof(msg),
+				  "%llu extents could not be moved off %s (I/O errors, see the log);"
+				  " it stays attached", (unsigned long long)job->failed,
+				  p->sp.paths[job->detach_dev]);
+		else
+			r = pool_release_device(p, job->detach_dev, msg, sizeof(msg));
+	}
+	ev_timer_stop(job->loop, &job->kick);
+	p->job = NULL;
+	job->done(p, r, msg, job->moved, job->failed, job->ctx);
+	free(job->les);
+	free(job);
+}
+
+static void job_next(struct pool_job *job);
+
+static void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
+{
+	struct pool_job *job = ctx;
+	size_t nr = 0;
+
+	(void)b;
+	job->batch = NULL;
+	for (size_t i = 0; i < POOL_JOB_BATCH && job->items[i].le != UINT32_MAX; i++) {
+		nr++;
+		if (job->items[i].result == 0) {
+			job->moved++;
+		} else {
+			job->failed++;
+			log_err("pool %s: extent %u could not move to %s (a device failed); it stays where"
+				" it was", job->p->sp.meta.name, job->items[i].le,
+				job->p->sp.paths[job->items[i].dev]);
+		}
+	}
+	if (r < 0) {
+		job_finish(job, r, err);
+		return;
+	}
+	job->progress(job->p, job->what, job->next, job->nr, job->ctx);
+	job_next(job);
+}
+
+static void job_next(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	uint32_t reserve = job->keep_reserve ? p->sp.meta.devs[job->to_dev].reserve_pe : 0;
+	char err[POOL_ERR_MAX];
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < POOL_JOB_BATCH; i++)
+		job->items[i].le = UINT32_MAX;
+	while (job->next < job->nr && n < POOL_JOB_BATCH) {
+		uint32_t le = job->les[job->next];
+		uint32_t pe;
+
+		if (extmap_get(&p->sp.map, le).dev == job->to_dev) {
+			job->next++;
+			continue;
+		}
+		if (p->sp.map.nr_free[job->to_dev] <= reserve ||
+		    extmap_alloc(&p->sp.map, job->to_dev, &pe) < 0)
+			break;
+		job->items[n++] = (struct migrate_item){ .le = le, .dev = job->to_dev, .pe = pe };
+		job->next++;
+	}
+	if (n == 0) {
+		if (job->next < job->nr) {
+			snprintf(err, sizeof(err), "%s: no free extents left", p->sp.paths[job->to_dev]);
+			job_finish(job, -ENOSPC, err);
+			return;
+		}
+		job_finish(job, 0, NULL);
+		return;
+	}
+	r = migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job, &job->batch, err,
+				sizeof(err));
+	if (r < 0)
+		job_finish(job, r, err);
+}
+
+static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	job_next(w->data);
+}
+
+static int job_start(struct pool *p, struct ev_loop *loop, uint32_t *les, size_t nr,
+		     unsigned to_dev, pool_progress_fn progress, pool_done_fn done, void *ctx,
+		     struct pool_job **out)
+{
+	struct pool_job *job = calloc(1, sizeof(*job));
+
+	if (!job) {
+		free(les);
+		return -ENOMEM;
+	}
+	job->p = p;
+	job->loop = loop;
+	job->les = les;
+	job->nr = nr;
+	job->to_dev = to_dev;
+	job->progress = progress;
+	job->done = done;
+	job->ctx = ctx;
+	ev_timer_init(&job->kick, job_kick, 0., 0.);
+	job->kick.data = job;
+	ev_timer_start(loop, &job->kick);
+	p->job = job;
+	*out = job;
+	return 0;
+}
+
+/* The logical extents in [first, first + count) that are (on) or are not on dev, in order. */
+static int extents_by_dev(const struct pool *p, uint32_t first, uint32_t count, unsigned dev,
+			  bool on, uint32_t **les, size_t *nr)
+{
+	uint32_t *v = malloc(((size_t)count + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t le = first; le < first + count; le++)
+		if ((extmap_get(&p->sp.map, le).dev == dev) == on)
+			v[n++] = le;
+	*les = v;
+	*nr = n;
+	return 0;
+}
+
+static int pool_check_idle(const struct pool *p, char *err, size_t err_len)
+{
+	if (!p->active)
+		return failf(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
+			     p->sp.meta.name);
+	if (p->job)
+		return failf(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name, p->job->what);
+	return 0;
+}
+
+int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
+		    bool to_ssd, pool_progress_fn progress, pool_done_fn done, void *ctx,
+		    char *err, size_t err_len)
+{
+	int ssd = pool_ssd_dev(p), r;
+	unsigned to = to_ssd ? (unsigned)ssd : 0;
+	struct pool_job *job;
+	uint32_t *les;
+	size_t nr;
+
+	r = pool_check_idle(p, err, err_len);
+	if (r < 0)
+		return r;
+	if (to_ssd && ssd < 0)
+		return failf(-ENODEV, err, err_len, "pool %s has no SSD tier", p->sp.meta.name);
+	if (count == 0 || first >= p->sp.map.nr_logical || count > p->sp.map.nr_logical - first)
+		return failf(-EINVAL, err, err_len, "pool %s has extents 0 to %u", p->sp.meta.name,
+			     p->sp.map.nr_logical - 1);
+	r = extents_by_dev(p, first, count, to, false, &les, &nr);
+	if (r < 0)
+		return failf(r, err, err_len, "out of memory");
+	r = job_start(p, loop, les, nr, to, progress, done, ctx, &job);
+	if (r < 0)
+		return failf(r, err, err_len, "out of memory");
+	job->keep_reserve = 1;
+	snprintf(job->what, sizeof(job->what), "moving extents %u-%u to the %s tier", first,
+		 first + count - 1, to_ssd ? "SSD" : "HDD");
+	return 0;
+}
+
+/* Drop the SSD's share of the volume from its end (the filesystem was shrunk). */
+static int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len)
+{
+	const struct metadata_dev *d = &p->sp.meta.devs[ssd];
+	uint32_t usable = d->nr_pe - d->reserve_pe, old_n = p->sp.map.nr_logical, new_n;
+	uint64_t hdd_free = 0, needed = 0;
+	struct extmap_loc *tail;
+	int r;
+
+	if (usable >= old_n)
+		return failf(-EINVAL, err, err_len, "pool %s would be empty without its SSD",
+			     p->sp.meta.name);
+	new_n = old_n - usable;
+	for (uint32_t le = new_n; le < old_n; le++) {
+		struct extmap_loc loc = extmap_get(&p->sp.map, le);
+
+		if (loc.dev != ssd)
+			hdd_free++;
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (i != ssd)
+			hdd_free += p->sp.map.nr_free[i];
+	for (uint32_t le = 0; le < new_n; le++)
+		if (extmap_get(&p->sp.map, le).dev == ssd)
+			needed++;
+	if (needed > hdd_free)
+		return failf(-ENOSPC, err, err_len,
+			     "pool %s: the HDD tier has room for %llu of the %llu extents on the SSD",
+			     p->sp.meta.name, (unsigned long long)hdd_free, (unsigned long long)needed);
+	tail = malloc((size_t)usable * sizeof(*tail));
+	if (!tail)
+		return failf(-ENOMEM, err, err_len, "out of memory");
+	for (uint32_t le = new_n; le < old_n; le++) {
+		tail[le - new_n] = extmap_get(&p->sp.map, le);
+		extmap_unmap(&p->sp.map, le);
+	}
+	r = extmap_resize_logical(&p->sp.map, new_n);
+	if (r == 0) {
+		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
+		r = pool_commit(p, NULL, 0, err, err_len);
+		if (r < 0) {
+			/* Not committed: the volume keeps its size. */
+			p->sp.meta.flags |= METADATA_POOL_SSD_GROWS;
+			extmap_resize_logical(&p->sp.map, old_n);
+			for (uint32_t le = new_n; le < old_n; le++)
+				extmap_map(&p->sp.map, le, tail[le - new_n].dev, tail[le - new_n].pe);
+		}
+	}
+	free(tail);
+	if (r < 0)
+		return r;
+	return pool_load_table(p, 0, err, err_len);
+}
+
+int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
+		      pool_progress_fn progress, pool_done_fn done, void *ctx, char *err,
+		      size_t err_len)
+{
+	int dev = pool_ssd_dev(p), r;
+	struct pool_job *job;
+	uint32_t *les;
+	size_t nr;
+
+	r = pool_check_idle(p, err, err_len);
+	if (r < 0)
+		return r;
+	if (dev < 0)
+		return failf(-ENODEV, err, err_len, "pool %s has no SSD tier", p->sp.meta.name);
+	if (!same_device(ssd, p->sp.paths[dev]))
+		return failf(-ENODEV, err, err_len, "%s is not the SSD of pool %s (that is %s)", ssd,
+			     p->sp.meta.name, p->sp.paths[dev]);
+	if (p->sp.meta.flags & METADATA_POOL_SSD_GROWS) {
+		const struct metadata_dev *d = &p->sp.meta.devs[dev];
+		uint64_t keep = (uint64_t)(p->sp.map.nr_logical - (d->nr_pe - d->reserve_pe)) *
+				p->sp.meta.extent_size;
+		char human[SIZE_FORMAT_MAX];
+
+		if (!shrink)
+			return failf(-EBUSY, err, err_len,
+				     "the SSD's capacity is part of /dev/mapper/%s: shrink its filesystem"
+				     " to at most %s (%llu bytes) first, then detach with --shrink",
+				     p->sp.meta.name, size_format(keep, human, sizeof(human)),
+				     (unsigned long long)keep);
+		r = pool_shrink_by(p, (unsigned)dev, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, &les, &nr);
+	if (r < 0)
+		return failf(r, err, err_len, "out of memory");
+	r = job_start(p, loop, les, nr, 0, progress, done, ctx, &job);
+	if (r < 0)
+		return failf(r, err, err_len, "out of memory");
+	job->detach = 1;
+	job->detach_dev = (unsigned)dev;
+	snprintf(job->what, sizeof(job->what), "evacuating %s", p->sp.paths[dev]);
+	return 0;
 }

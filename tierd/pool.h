@@ -49,4 +49,55 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct po
 int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool force,
 		char *err, size_t err_len);
 
+
+/* ---- long operations: moving extents, detaching the SSD ---- */
+
+struct ev_loop;
+
+/* Progress of a running operation: done of total extents. */
+typedef void (*pool_progress_fn)(struct pool *p, const char *what, uint64_t done, uint64_t total,
+				 void *ctx);
+/* The operation ended: r is 0 or -errno with err set; moved/failed extents counted. */
+typedef void (*pool_done_fn)(struct pool *p, int r, const char *err, uint64_t moved,
+			     uint64_t failed, void *ctx);
+
+/* What a running operation is doing ("" when idle). */
+const char *pool_busy(const struct pool *p);
+
+/*
+ * Move the extents [first, first + count) to the tier's devices, live. Starts
+ * and returns; progress and done follow from the event loop.
+ */
+int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
+		    bool to_ssd, pool_progress_fn progress, pool_done_fn done, void *ctx,
+		    char *err, size_t err_len);
+
+/*
+ * Detach the SSD: with shrink, first drop the SSD's capacity from the end of
+ * the volume; then move every extent still on the SSD to the HDD, live, and
+ * release the SSD (its superblock wiped).
+ */
+int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
+		      pool_progress_fn progress, pool_done_fn done, void *ctx, char *err,
+		      size_t err_len);
+
+/* ---- for the migration engine (migrate.c) ---- */
+struct extmap;
+struct dmtable;
+struct dmtable_dev;
+
+struct extmap *pool_extmap(struct pool *p);
+uint64_t pool_extent_sectors(const struct pool *p);
+/* Device numbers and data offsets of p's devices, for dmtable_build*(). */
+int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size_t err_len);
+/* Load t as p's inactive table (before a suspend). */
+int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_t err_len);
+/*
+ * Commit the in-memory map: the next generation to every device, then the
+ * state, which rewrites only the changed extents when they are given
+ * (changed = NULL: everything).
+ */
+int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
+		size_t err_len);
+
 #endif

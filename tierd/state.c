@@ -336,6 +336,40 @@ int state_pool_save(struct state *st, const struct state_pool *p)
 	return state_commit_or_rollback(st, r);
 }
 
+int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
+			    size_t nr)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r;
+
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	r = state_prepare(st, "UPDATE pool SET generation = ?1, nr_logical = ?2 WHERE id = ?3", &stmt);
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, (sqlite3_int64)p->meta.generation);
+		sqlite3_bind_int64(stmt, 2, p->map.nr_logical);
+		sqlite3_bind_int64(stmt, 3, p->id);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	if (r == 0)
+		r = state_prepare(st, "UPDATE extent SET dev = ?1, pe = ?2 WHERE pool_id = ?3 AND le = ?4",
+				  &stmt);
+	for (size_t i = 0; r == 0 && i < nr; i++) {
+		struct extmap_loc loc = extmap_get(&p->map, les[i]);
+
+		sqlite3_bind_int(stmt, 1, loc.dev);
+		sqlite3_bind_int64(stmt, 2, loc.pe);
+		sqlite3_bind_int64(stmt, 3, p->id);
+		sqlite3_bind_int64(stmt, 4, les[i]);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	return state_commit_or_rollback(st, r);
+}
+
 static int state_update_pool_int(struct state *st, const char *sql, int64_t id, int64_t value)
 {
 	sqlite3_stmt *stmt = NULL;

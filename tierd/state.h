@@ -36,6 +36,9 @@ void state_pool_destroy(struct state_pool *p);
 int state_pool_insert(struct state *st, struct state_pool *p);
 /* Rewrite the pool's row, devices and whole map in one transaction. */
 int state_pool_save(struct state *st, const struct state_pool *p);
+/* The pool's generation and the locations of the extents les[] (a migration's commit). */
+int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
+			    size_t nr);
 int state_pool_set_want_active(struct state *st, int64_t id, int want_active);
 int state_pool_set_path(struct state *st, int64_t id, unsigned dev, const char *path);
 int state_pool_delete(struct state *st, int64_t id);

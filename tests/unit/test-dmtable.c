@@ -312,8 +312,55 @@ static void test_large_round_trip(void)
 	extmap_destroy(&m);
 }
 
+/* Moving extents become mirrors from where they are to where they go. */
+static void test_moving(void)
+{
+	const struct dmtable_move moves[] = { { 1, 1, 0 }, { 2, 1, 5 } };
+	const struct dmtable_move unsorted[] = { { 2, 1, 5 }, { 1, 1, 0 } };
+	const struct dmtable_move in_place[] = { { 1, 0, 1 } };
+	const struct dmtable_move out_of_range[] = { { 1, 1, 999 } };
+	struct extmap m;
+	struct dmtable t;
+	char params[160], *text;
+
+	init_map(&m, 4, 2, 16);
+	for (uint32_t le = 0; le < 4; le++)
+		CHECK_OK(extmap_map(&m, le, 0, le));
+	CHECK_OK(dmtable_build_moving(&t, &m, devs, EXT, moves, 2, 1024));
+	CHECK_UINT(t.nr, 4);
+	check_target(&t, 0, 0, EXT, 253, 4, 2048);
+	CHECK_STR(dmtable_type(&t.t[0]), "linear");
+	check_target(&t, 1, EXT, EXT, 253, 4, 2048 + EXT);
+	CHECK_STR(dmtable_type(&t.t[1]), "mirror");
+	CHECK_OK(dmtable_params(&t.t[1], params, sizeof(params)));
+	CHECK_STR(params, "core 1 1024 2 253:4 10240 8:16 8192 1 handle_errors");
+	CHECK_OK(dmtable_params(&t.t[2], params, sizeof(params)));
+	CHECK_STR(params, "core 1 1024 2 253:4 18432 8:16 49152 1 handle_errors");
+	check_target(&t, 3, 3 * EXT, EXT, 253, 4, 2048 + 3 * EXT);
+	CHECK_OK(dmtable_format(&t, &text));
+	CHECK_STR(text, "0 8192 linear 253:4 2048\n"
+			"8192 8192 mirror core 1 1024 2 253:4 10240 8:16 8192 1 handle_errors\n"
+			"16384 8192 mirror core 1 1024 2 253:4 18432 8:16 49152 1 handle_errors\n"
+			"24576 8192 linear 253:4 26624\n");
+	free(text);
+	dmtable_destroy(&t);
+
+	CHECK_INT(dmtable_build_moving(&t, &m, devs, EXT, unsorted, 2, 1024), -EINVAL);
+	CHECK_INT(dmtable_build_moving(&t, &m, devs, EXT, in_place, 1, 1024), -EINVAL);
+	CHECK_INT(dmtable_build_moving(&t, &m, devs, EXT, out_of_range, 1, 1024), -EINVAL);
+	CHECK_INT(dmtable_build_moving(&t, &m, devs, EXT, moves, 2, 1000), -EINVAL);
+	CHECK_INT(dmtable_build_moving(&t, &m, devs, EXT, moves, 2, 2 * EXT), -EINVAL);
+	CHECK_UINT(t.nr, 0);
+	/* No moves: the plain table. */
+	CHECK_OK(dmtable_build_moving(&t, &m, devs, EXT, NULL, 0, 1024));
+	CHECK_UINT(t.nr, 1);
+	dmtable_destroy(&t);
+	extmap_destroy(&m);
+}
+
 int main(void)
 {
+	test_moving();
 	test_single_run();
 	test_runs_split_and_merge();
 	test_build_errors();

@@ -11,6 +11,7 @@ ext4=$(vm_loop_create 64M)
 raid_a=$(vm_loop_create 32M)
 raid_b=$(vm_loop_create 32M)
 busy=$(vm_loop_create 32M)
+lvm=$(vm_loop_create 64M)
 file=/tmp/loops/not-a-device
 truncate -s 64M "$file"
 # A 4096-byte-sector device beside 512-byte ones.
@@ -21,10 +22,12 @@ mkfs.ext4 -q "$ext4"
 mdadm --create /dev/md9 --run --quiet --level=1 --raid-devices=2 --metadata=1.2 \
 	--assume-clean "$raid_a" "$raid_b"
 mdadm --stop /dev/md9 >/dev/null
+# No udev in the guest: LVM must neither wait for it nor ask it for devices.
+pvcreate -q --config 'devices { obtain_device_list_from_udev = 0 } activation { udev_sync = 0 udev_rules = 0 }' "$lvm"
 mm=$(stat -L -c '%t:%T' "$busy")
 echo "0 65536 linear $((16#${mm%:*})):$((16#${mm#*:})) 0" | dmsetup create holder
 
-devices=("$hdd" "$ssd" "$tiny" "$ext4" "$raid_a" "$busy" "$big_sector")
+devices=("$hdd" "$ssd" "$tiny" "$ext4" "$raid_a" "$busy" "$big_sector" "$lvm")
 sums() {
 	local d
 	for d in "${devices[@]}"; do
@@ -40,6 +43,7 @@ tierctl_fails 1 "$file: not a block device" pool create p --hdd "$file"
 tierctl_fails 1 "$tiny is too small \(8.0 MiB\).*needs at least" pool create p --hdd "$tiny"
 tierctl_fails 1 "$ext4 has a ext4 signature; use --force" pool create p --hdd "$ext4"
 tierctl_fails 1 "$raid_a has a linux_raid_member signature" pool create p --hdd "$raid_a"
+tierctl_fails 1 "$lvm has a LVM2_member signature" pool create p --hdd "$lvm"
 tierctl_fails 1 "$busy is in use \(held by dm-" pool create p --hdd "$busy"
 tierctl_fails 1 "logical block sizes differ: $hdd has 512 bytes, $big_sector 4096" \
 	pool create p --hdd "$hdd" --ssd "$big_sector"
@@ -54,7 +58,7 @@ assert_eq "pools after bad creates" 0 "$("$TIERCTL" pool list --json | jq 'lengt
 
 step "a device already in a pool"
 tierctl_ok pool create tank --hdd "$hdd"
-devices=("$ssd" "$tiny" "$ext4" "$raid_a" "$busy" "$big_sector")
+devices=("$ssd" "$tiny" "$ext4" "$raid_a" "$busy" "$big_sector" "$lvm")
 before=$(sums)
 tierctl_fails 1 "$hdd already belongs to pool tank" pool create other --hdd "$hdd"
 tierctl_fails 1 "$hdd already belongs to pool tank" pool create other --hdd "$ssd" --ssd "$hdd"

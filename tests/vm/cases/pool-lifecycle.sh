@@ -4,20 +4,20 @@
 # devices alone (state deleted, volume removed); destroy wipes its signatures.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
-hdd=$(vm_loop_create 256M)
-ssd=$(vm_loop_create 64M)
+hdd=$(vm_loop_create 160M)
+ssd=$(vm_loop_create 48M)
 tierd_start
 
 step "create pool tank over $hdd (HDD) and $ssd (SSD)"
 tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd"
 vol=/dev/mapper/tank
 [ -b $vol ] || fail "$vol missing"
-# 256 MiB and 64 MiB devices, 2 MiB metadata each, 4 MiB extents, 2 kept free
-# per device: (63 - 2) + (15 - 2) = 74 extents.
-assert_eq "pool size" $((74 * 4 << 20)) "$(pool_field tank .size_bytes)"
-assert_eq "volume size" $((74 * 4 << 20)) "$(blockdev --getsize64 $vol)"
-assert_eq "HDD extents used" 61 "$(pool_field tank '.tiers[] | select(.class == "hdd") | .used_extents')"
-assert_eq "SSD extents used" 13 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+# 160 MiB and 48 MiB devices, 2 MiB metadata each, 4 MiB extents, 2 kept free
+# per device: (39 - 2) + (11 - 2) = 46 extents.
+assert_eq "pool size" $((46 * 4 << 20)) "$(pool_field tank .size_bytes)"
+assert_eq "volume size" $((46 * 4 << 20)) "$(blockdev --getsize64 $vol)"
+assert_eq "HDD extents used" 37 "$(pool_field tank '.tiers[] | select(.class == "hdd") | .used_extents')"
+assert_eq "SSD extents used" 9 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 dmsetup table tank
 assert_eq "table targets (one run per device)" 2 "$(dmsetup table tank | wc -l)"
 tierctl_ok pool list
@@ -69,7 +69,7 @@ tierd_start
 assert_eq "pools known before import" 0 "$("$TIERCTL" pool list --json | jq 'length')"
 tierctl_ok pool import "$hdd" "$ssd"
 check "after import"
-assert_eq "SSD extents used after import" 13 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+assert_eq "SSD extents used after import" 9 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 
 step "destroy"
 tierctl_fails 1 "in use" pool destroy tank 3<$vol
