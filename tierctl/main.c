@@ -6,6 +6,7 @@
 #include "table.h"
 #include "tiercmd.h"
 #include "extentcmd.h"
+#include "heatcmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -85,6 +86,7 @@ static const struct cli_command main_commands[] = {
 		.run = main_version,
 		.method = "daemon.version",
 	},
+	HEATCMD_COMMAND,
 	{ 0 },
 };
 

@@ -94,6 +94,27 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 	return r;
 }
 
+/* "on: 46 extents, 14.7 KiB of kernel memory (bound 256.0 MiB)", or why it is off. */
+static char *poolview_heat(struct json_object *pool)
+{
+	struct json_object *heat = member_get(pool, "heat"), *v;
+	char used[SIZE_FORMAT_MAX], bound[SIZE_FORMAT_MAX], areas[SIZE_FORMAT_MAX];
+	char *text = NULL;
+
+	if (!heat)
+		return strdup("-");
+	v = member_get(heat, "enabled");
+	if (!v || !json_object_get_boolean(v)) {
+		v = member_get(heat, "reason");
+		return strdup(v ? json_object_get_string(v) : "off (pool inactive)");
+	}
+	if (asprintf(&text, "on: %s extents, %s of kernel memory for dm-stats (bound %s)",
+		     poolview_count(heat, "areas", areas), poolview_size(heat, "kernel_bytes", used),
+		     poolview_size(heat, "limit_bytes", bound)) < 0)
+		return NULL;
+	return text;
+}
+
 static int poolview_print_fields(FILE *out, struct json_object *pool)
 {
 	static const struct table_column columns[] = {
@@ -103,9 +124,10 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		{ "Size", "size", TABLE_STRING },
 		{ "SSD grows volume", "ssd_grows_volume", TABLE_BOOL },
 		{ "Metadata generation", "metadata_generation", TABLE_UINT },
+		{ "Heat", "heat", TABLE_STRING },
 	};
 	char size[SIZE_FORMAT_MAX], extents[SIZE_FORMAT_MAX], extent[SIZE_FORMAT_MAX];
-	char *state = NULL, *size_text = NULL;
+	char *state = NULL, *size_text = NULL, *heat_text = NULL;
 	const char *dm_device = poolview_string(pool, "dm_device");
 	struct table *t = NULL;
 	int r = -ENOMEM;
@@ -119,7 +141,8 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		     poolview_count(pool, "extents", extents),
 		     poolview_size(pool, "extent_size", extent)) < 0)
 		size_text = NULL;
-	if (!state || !size_text)
+	heat_text = poolview_heat(pool);
+	if (!state || !size_text || !heat_text)
 		goto out;
 
 	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
@@ -129,9 +152,11 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 	table_add_string(t, state);
 	table_add_string(t, size_text);
 	table_add_members(t, pool, 2);
+	table_add_string(t, heat_text);
 	r = table_print_fields(t, out);
 out:
 	table_free(t);
+	free(heat_text);
 	free(size_text);
 	free(state);
 	return r;

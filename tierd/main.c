@@ -12,7 +12,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <time.h>
+
 #include "control.h"
+#include "heat.h"
 #include "dmctl.h"
 #include "log.h"
 #include "methods.h"
@@ -35,7 +38,13 @@ static void usage(FILE *out)
 		"Options:\n"
 		"      --state-dir DIR          where the state lives (default %s)\n"
 		"      --socket PATH            control socket (default %s)\n"
-		"      --sample-interval SECS   how often to sample I/O statistics (default 10)\n"
+		"      --sample-interval SECS   how often to sample the volumes' I/O statistics\n"
+		"                               into extent heat (default 10)\n"
+		"      --flush-interval SECS    how often to store heat and I/O history in the\n"
+		"                               state (default 60; a crash loses at most this)\n"
+		"      --heat-half-life SECS    how fast heat fades (default 86400: a day)\n"
+		"      --history-days DAYS      keep per-minute I/O history this long, hourly\n"
+		"                               beyond (default 30)\n"
 		"  -v, --verbose                log debug messages too\n"
 		"      --check-kernel           report the kernel's device-mapper driver and the\n"
 		"                               targets tierd needs (linear for volumes, mirror\n"
@@ -93,7 +102,91 @@ struct options {
 	const char *state_dir;
 	const char *socket;
 	unsigned sample_interval;
+	unsigned flush_interval;
+	unsigned history_days;
+	unsigned half_life;
 };
+
+/* The daemon's periodic work: sampling heat, storing it, keeping history short. */
+struct daemon {
+	const struct options *o;
+	struct pools *pools;
+	struct state *state;
+	ev_timer sample, flush, flush_step;
+	struct pool *flushing; /* the pool whose heat the chunked flush is storing */
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int sample_one(struct pool *p, void *ctx)
+{
+	char err[POOL_ERR_MAX];
+	int r = pool_sample(p, *(uint64_t *)ctx, err, sizeof(err));
+
+	if (r < 0)
+		log_warn("%s", err);
+	return r;
+}
+
+static void sample_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+	uint64_t now = realtime_ns();
+
+	(void)loop;
+	(void)revents;
+	pools_for_each(d->pools, sample_one, &now);
+}
+
+struct flush_ctx {
+	int all;
+	int pending; /* some pool still has heat to store */
+};
+
+static int flush_one(struct pool *p, void *ctx)
+{
+	struct flush_ctx *f = ctx;
+	char err[POOL_ERR_MAX];
+	int r;
+
+	/* One chunk per pool per step, so no step holds the loop for long. */
+	r = pool_flush_step(p, f->all, err, sizeof(err));
+	if (r < 0) {
+		log_warn("%s", err);
+		return r;
+	}
+	if (r == 0)
+		f->pending = 1;
+	return 0;
+}
+
+static void flush_step_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+	struct flush_ctx f = { 0 };
+
+	(void)revents;
+	pools_for_each(d->pools, flush_one, &f);
+	if (!f.pending)
+		ev_timer_stop(loop, w);
+}
+
+static void flush_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+	int64_t keep_from = (int64_t)(time(NULL) / 60) - (int64_t)d->o->history_days * 24 * 60;
+
+	(void)revents;
+	if (state_tier_io_compact(d->state, keep_from) < 0)
+		log_warn("cannot compact the I/O history: %s", state_last_error(d->state));
+	ev_timer_again(loop, &d->flush_step);
+}
 
 static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
@@ -122,6 +215,8 @@ static int run_daemon(const struct options *o)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
 	struct methods_ctx ctx = { .loop = loop };
+	struct daemon d = { .o = o };
+	struct heat_params heat;
 	struct state *st = NULL;
 	struct control *control = NULL;
 	ev_signal sigterm, sigint;
@@ -149,7 +244,18 @@ static int run_daemon(const struct options *o)
 		log_err("%s", err);
 		goto out;
 	}
+	heat_params_default(&heat);
+	heat.half_life_s = o->half_life;
+	pools_set_heat_params(ctx.pools, &heat);
 	pools_activate_all(ctx.pools);
+	d.pools = ctx.pools;
+	d.state = st;
+	ev_timer_init(&d.sample, sample_cb, o->sample_interval, o->sample_interval);
+	ev_timer_init(&d.flush, flush_cb, o->flush_interval, o->flush_interval);
+	ev_timer_init(&d.flush_step, flush_step_cb, 0., 0.001);
+	d.sample.data = d.flush.data = d.flush_step.data = &d;
+	ev_timer_start(loop, &d.sample);
+	ev_timer_start(loop, &d.flush);
 	r = make_socket_dir(o->socket);
 	if (r == 0)
 		r = control_open(&control, loop, o->socket, methods_handle, &ctx);
@@ -165,6 +271,12 @@ static int run_daemon(const struct options *o)
 	log_info("tierd %s ready on %s (state in %s)", TIERD_VERSION, o->socket, o->state_dir);
 	ev_run(loop, 0);
 	r = 0;
+	/* What the last interval learnt is stored before leaving. */
+	{
+		struct flush_ctx f = { .all = 1 };
+
+		pools_for_each(ctx.pools, flush_one, &f);
+	}
 out:
 	control_close(control);
 	pools_close(ctx.pools);
@@ -187,11 +299,22 @@ static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CHECK_KERNEL = 256, OPT_STATE_DIR, OPT_SOCKET, OPT_SAMPLE_INTERVAL };
+	enum {
+		OPT_CHECK_KERNEL = 256,
+		OPT_STATE_DIR,
+		OPT_SOCKET,
+		OPT_SAMPLE_INTERVAL,
+		OPT_FLUSH_INTERVAL,
+		OPT_HALF_LIFE,
+		OPT_HISTORY_DAYS,
+	};
 	static const struct option options[] = {
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
+		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
+		{ "heat-half-life", required_argument, NULL, OPT_HALF_LIFE },
+		{ "history-days", required_argument, NULL, OPT_HISTORY_DAYS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -202,6 +325,20 @@ int main(int argc, char **argv)
 		.state_dir = TIERD_DEFAULT_STATE_DIR,
 		.socket = TIERD_DEFAULT_SOCKET,
 		.sample_interval = 10,
+		.flush_interval = 60,
+		.history_days = 30,
+		.half_life = 86400,
+	};
+	const struct {
+		int opt;
+		const char *name;
+		unsigned min, max;
+		unsigned *out;
+	} numbers[] = {
+		{ OPT_SAMPLE_INTERVAL, "--sample-interval", 1, 86400, &o.sample_interval },
+		{ OPT_FLUSH_INTERVAL, "--flush-interval", 1, 86400, &o.flush_interval },
+		{ OPT_HALF_LIFE, "--heat-half-life", 60, 365 * 86400, &o.half_life },
+		{ OPT_HISTORY_DAYS, "--history-days", 1, 3650, &o.history_days },
 	};
 	int c;
 
@@ -214,10 +351,17 @@ int main(int argc, char **argv)
 			o.socket = optarg;
 			break;
 		case OPT_SAMPLE_INTERVAL:
-			if (parse_uint(optarg, 1, 86400, &o.sample_interval) < 0) {
-				fprintf(stderr, "tierd: --sample-interval takes 1 to 86400 seconds, not '%s'\n",
-					optarg);
-				return EXIT_USAGE;
+		case OPT_FLUSH_INTERVAL:
+		case OPT_HALF_LIFE:
+		case OPT_HISTORY_DAYS:
+			for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+				if (numbers[i].opt != c)
+					continue;
+				if (parse_uint(optarg, numbers[i].min, numbers[i].max, numbers[i].out) < 0) {
+					fprintf(stderr, "tierd: %s takes %u to %u, not '%s'\n",
+						numbers[i].name, numbers[i].min, numbers[i].max, optarg);
+					return EXIT_USAGE;
+				}
 			}
 			break;
 		case 'v':

@@ -315,10 +315,36 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 		control_reply_error(conn, -r, "%s", err);
 }
 
+static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
+{
+	const char *name = NULL;
+	uint64_t top = 20;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "top", RPC_UINT64, false, &top },
+	};
+	json_object *o;
+	struct pool *p;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	if (top == 0 || top > 1000000) {
+		control_reply_error(conn, EINVAL, "top must be 1 to 1000000");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "extents", pool_heat_json(p, (uint32_t)top));
+	control_reply(conn, rpc_reply_ok(o));
+}
+
 static const struct method methods[] = {
 	{ "daemon.version", 0, daemon_version },
 	{ "pool.create", 1, pool_create_method },
 	{ "pool.list", 0, pool_list_method },
+	{ "heat.top", 0, heat_top_method },
 	{ "pool.show", 0, pool_show_method },
 	{ "pool.activate", 1, pool_activate_method },
 	{ "pool.deactivate", 1, pool_deactivate_method },

@@ -18,6 +18,7 @@
 #include "blockdev.h"
 #include "dmctl.h"
 #include "dmtable.h"
+#include "iostats.h"
 #include "log.h"
 #include "metadata.h"
 #include "migrate.h"
@@ -38,6 +39,16 @@ struct pool {
 	struct pool *next;
 	int active;
 	struct pool_job *job; /* a long operation in progress */
+	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
+	struct heat_table heat;
+	struct statsparse_area *sample; /* one per extent, reused by every sample */
+	uint64_t stats_region;
+	int stats_on;
+	char stats_off[POOL_ERR_MAX];
+	uint64_t stats_kernel_bytes, stats_limit_bytes;
+	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
+	int64_t io_minute;
+	uint32_t heat_flushed; /* the chunked flush has stored extents below this */
 	/* Per device, while the pool is open: O_DIRECT fd, superblock, slot generations. */
 	int fd[METADATA_MAX_DEVS];
 	struct metadata_sb sb[METADATA_MAX_DEVS];
@@ -47,7 +58,10 @@ struct pool {
 struct pools {
 	struct state *state;
 	struct pool *list;
+	struct heat_params heat;
 };
+
+static void pool_stats_start(struct pool *p);
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t err_len, const char *fmt, ...)
@@ -104,6 +118,8 @@ static void pool_free(struct pool *p)
 		return;
 	pool_close_devices(p);
 	state_pool_destroy(&p->sp);
+	heat_table_destroy(&p->heat);
+	free(p->sample);
 	free(p);
 }
 
@@ -156,6 +172,7 @@ int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
 	if (!ps)
 		return -ENOMEM;
 	ps->state = st;
+	heat_params_default(&ps->heat);
 	r = state_pool_load_all(st, &loaded, &nr);
 	if (r < 0) {
 		free(ps);
@@ -169,6 +186,11 @@ int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
 		} else {
 			p->sp = *loaded[i];
 			pools_link(ps, p);
+			/* Heat survives restarts; what cannot be read starts cold. */
+			if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0 &&
+			    state_heat_load(st, p->sp.id, &p->heat) < 0)
+				log_warn("pool %s: stored heat unreadable, starting cold: %s",
+					 p->sp.meta.name, state_last_error(st));
 		}
 		free(loaded[i]);
 	}
@@ -720,6 +742,7 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	if (r < 0)
 		goto fail;
 	p->active = 1;
+	pool_stats_start(p);
 	if (!p->sp.want_active) {
 		p->sp.want_active = 1;
 		state_pool_set_want_active(ps->state, p->sp.id, 1);
@@ -762,6 +785,7 @@ int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	}
 	pool_close_devices(p);
 	p->active = 0;
+	p->stats_on = 0; /* the region went with the device */
 	p->sp.want_active = 0;
 	r = state_pool_set_want_active(ps->state, p->sp.id, 0);
 	if (r < 0)
@@ -1077,6 +1101,8 @@ int pool_create(struct pools *ps, const struct pool_create_args *a, struct pool 
 	}
 	p->active = 1;
 	pools_link(ps, p);
+	if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0)
+		pool_stats_start(p);
 	*out = p;
 	return 0;
 unformat:
@@ -1218,6 +1244,8 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct po
 	}
 	p->active = 1;
 	pools_link(ps, p);
+	if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0)
+		pool_stats_start(p);
 	*out = p;
 	p = NULL;
 out:
@@ -1340,6 +1368,7 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 		r = pool_load_table(p, 0, err, err_len);
 		if (r < 0)
 			goto out;
+		pool_stats_start(p);
 		log_info("pool %s: SSD %s attached, volume grown to %s", p->sp.meta.name, ssd,
 			 size_format((uint64_t)p->sp.map.nr_logical * p->sp.meta.extent_size, size,
 				     sizeof(size)));
@@ -1407,6 +1436,8 @@ static void add_u64(json_object *o, const char *key, uint64_t v)
 {
 	json_object_object_add(o, key, json_object_new_uint64(v));
 }
+
+static json_object *pool_heat_status_json(const struct pool *p);
 
 static json_object *device_json(const struct pool *p, unsigned i, uint32_t *used_out)
 {
@@ -1481,6 +1512,7 @@ json_object *pool_to_json(const struct pool *p)
 	if ((t = tier_json(p, METADATA_TIER_HDD)))
 		json_object_array_add(tiers, t);
 	json_object_object_add(o, "tiers", tiers);
+	json_object_object_add(o, "heat", pool_heat_status_json(p));
 	return o;
 }
 
@@ -1805,7 +1837,10 @@ static int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_le
 	free(tail);
 	if (r < 0)
 		return r;
-	return pool_load_table(p, 0, err, err_len);
+	r = pool_load_table(p, 0, err, err_len);
+	if (r == 0)
+		pool_stats_start(p);
+	return r;
 }
 
 int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
@@ -1851,4 +1886,234 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 	job->detach_dev = (unsigned)dev;
 	snprintf(job->what, sizeof(job->what), "evacuating %s", p->sp.paths[dev]);
 	return 0;
+}
+
+/* ---- heat ------------------------------------------------------------------------ */
+
+/* dm-stats memory for all pools stays under 1/this of RAM (docs/heat.md). */
+#define POOL_STATS_RAM_SHARE 16
+/* Heat stored per step of the flush: one step stays well within 50 ms (bench-flush). */
+#define POOL_HEAT_FLUSH_CHUNK STATE_HEAT_CHUNK
+
+void pools_set_heat_params(struct pools *ps, const struct heat_params *params)
+{
+	ps->heat = *params;
+}
+
+static uint64_t ram_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+/*
+ * (Re)create the volume's region after activation or a resize; heat follows
+ * the volume's extents. When the kernel memory it needs is over the bound,
+ * heat stays off and pool show says why.
+ */
+static void pool_stats_start(struct pool *p)
+{
+	uint32_t nr = p->sp.map.nr_logical;
+	uint64_t per_area = iostats_kernel_bytes_per_area(), used_by_others = 0;
+	char need[SIZE_FORMAT_MAX], limit[SIZE_FORMAT_MAX];
+	struct statsparse_area *grown;
+	int r;
+
+	p->stats_on = 0;
+	p->stats_off[0] = '\0';
+	for (struct pool *o = p->ps->list; o; o = o->next)
+		if (o != p && o->stats_on)
+			used_by_others += o->stats_kernel_bytes;
+	p->stats_kernel_bytes = per_area * nr;
+	p->stats_limit_bytes = ram_bytes() / POOL_STATS_RAM_SHARE;
+	if (p->stats_limit_bytes && used_by_others + p->stats_kernel_bytes > p->stats_limit_bytes) {
+		fail(p->stats_off, sizeof(p->stats_off),
+		     "heat is off: dm-stats would need %s of kernel memory for %u extents (with the"
+		     " other pools' over the bound of %s, 1/%d of RAM); use a larger extent size",
+		     size_format(used_by_others + p->stats_kernel_bytes, need, sizeof(need)), nr,
+		     size_format(p->stats_limit_bytes, limit, sizeof(limit)), POOL_STATS_RAM_SHARE);
+		log_warn("pool %s: %s", p->sp.meta.name, p->stats_off);
+		return;
+	}
+	r = heat_table_resize(&p->heat, nr);
+	if (r == 0) {
+		grown = realloc(p->sample, ((size_t)nr + 1) * sizeof(*grown));
+		if (grown)
+			p->sample = grown;
+		else
+			r = -ENOMEM;
+	}
+	if (r == 0)
+		r = iostats_region_open(p->sp.meta.name, (uint64_t)nr * pool_extent_sectors(p),
+					pool_extent_sectors(p), &p->stats_region);
+	if (r < 0) {
+		fail(p->stats_off, sizeof(p->stats_off), "heat is off: no dm-stats region: %s",
+		     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+		log_warn("pool %s: %s", p->sp.meta.name, p->stats_off);
+		return;
+	}
+	p->stats_on = 1;
+}
+
+static const char *tier_name_of(enum metadata_tier tier)
+{
+	return tier == METADATA_TIER_SSD ? "ssd" : "hdd";
+}
+
+/* Store this minute's I/O per tier (added to what the minute already has). */
+static int pool_io_flush(struct pool *p)
+{
+	int r = 0;
+
+	for (unsigned t = 0; t < 2; t++) {
+		struct state_tier_io *io = &p->io[t];
+
+		if (!io->reads && !io->writes)
+			continue;
+		r = state_tier_io_add(p->ps->state, p->sp.id, p->io_minute,
+				      tier_name_of((enum metadata_tier)t), io);
+		if (r < 0)
+			return r;
+		memset(io, 0, sizeof(*io));
+	}
+	return r;
+}
+
+int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
+{
+	uint32_t nr = p->sp.map.nr_logical;
+	int64_t minute = (int64_t)(now_ns / 60000000000ull);
+	size_t len;
+	char *text = NULL;
+	int r;
+
+	if (!p->active || !p->stats_on)
+		return 0;
+	r = iostats_sample(p->sp.meta.name, p->stats_region, &text, &len);
+	if (r == 0) {
+		r = statsparse_areas(text, len, pool_extent_sectors(p), p->sample, nr);
+		if (r < 0)
+			fail(err, err_len, "pool %s: unexpected dm-stats counters: %s",
+			     p->sp.meta.name, strerror(-r));
+	} else {
+		fail(err, err_len, "pool %s: cannot read its dm-stats region: %s", p->sp.meta.name,
+		     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+	}
+	free(text);
+	if (r < 0) {
+		/* Regions die with the device (deactivate, a resize elsewhere): make a new one. */
+		pool_stats_start(p);
+		return r;
+	}
+	if (p->heat.last_sample_ns > now_ns)
+		p->heat.last_sample_ns = now_ns; /* the clock went back: no decay this time */
+	r = heat_apply(&p->heat, &p->ps->heat, p->sample, nr, now_ns);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: heat update failed: %s", p->sp.meta.name,
+			     strerror(-r));
+	if (minute != p->io_minute) {
+		r = pool_io_flush(p);
+		if (r < 0)
+			fail(err, err_len, "pool %s: cannot store its I/O history: %s",
+			     p->sp.meta.name, state_last_error(p->ps->state));
+		p->io_minute = minute;
+	}
+	for (uint32_t le = 0; le < nr; le++) {
+		const struct statsparse_area *a = &p->sample[le];
+		struct extmap_loc loc;
+		struct state_tier_io *io;
+
+		if (!a->reads && !a->writes)
+			continue;
+		loc = extmap_get(&p->sp.map, le);
+		if (loc.dev == EXTMAP_NO_DEV)
+			continue;
+		io = &p->io[p->sp.meta.devs[loc.dev].tier];
+		io->reads += a->reads;
+		io->writes += a->writes;
+		io->read_bytes += a->sectors_read * SECTOR;
+		io->write_bytes += a->sectors_written * SECTOR;
+	}
+	return r;
+}
+
+int pool_flush_step(struct pool *p, int all, char *err, size_t err_len)
+{
+	uint32_t to;
+	int r;
+
+	r = pool_io_flush(p);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot store its I/O history: %s",
+			     p->sp.meta.name, state_last_error(p->ps->state));
+	if (p->heat.nr == 0)
+		return 1;
+	if (p->heat_flushed >= p->heat.nr)
+		p->heat_flushed = 0; /* the volume shrank since the last step */
+	to = all || p->heat.nr - p->heat_flushed < POOL_HEAT_FLUSH_CHUNK ?
+		     p->heat.nr : p->heat_flushed + POOL_HEAT_FLUSH_CHUNK;
+	r = state_heat_save(p->ps->state, p->sp.id, &p->heat, p->heat_flushed, to);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot store its heat: %s", p->sp.meta.name,
+			     state_last_error(p->ps->state));
+	p->heat_flushed = to;
+	if (to < p->heat.nr)
+		return 0;
+	p->heat_flushed = 0;
+	return 1;
+}
+
+json_object *pool_heat_json(const struct pool *p, uint32_t top)
+{
+	json_object *a = json_object_new_array();
+	uint32_t *idx, n = 0;
+
+	if (top > p->heat.nr)
+		top = p->heat.nr;
+	idx = calloc((size_t)top + 1, sizeof(*idx));
+	if (!idx || heat_top(&p->heat, top, idx, &n) < 0)
+		n = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t le = idx[i];
+		struct extmap_loc loc = extmap_get(&p->sp.map, le);
+		json_object *o = json_object_new_object();
+
+		add_u64(o, "extent", le);
+		add_u64(o, "offset", (uint64_t)le * p->sp.meta.extent_size);
+		json_object_object_add(o, "tier",
+				       json_object_new_string(loc.dev == EXTMAP_NO_DEV ? "none" :
+							      tier_name_of(p->sp.meta.devs[loc.dev].tier)));
+		json_object_object_add(o, "heat", json_object_new_double(p->heat.e[le].heat));
+		add_u64(o, "reads", p->heat.e[le].reads);
+		add_u64(o, "writes", p->heat.e[le].writes);
+		json_object_array_add(a, o);
+	}
+	free(idx);
+	return a;
+}
+
+static json_object *pool_heat_status_json(const struct pool *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "enabled", json_object_new_boolean(p->stats_on));
+	add_u64(o, "areas", p->stats_on ? p->sp.map.nr_logical : 0);
+	add_u64(o, "kernel_bytes_per_area", iostats_kernel_bytes_per_area());
+	add_u64(o, "kernel_bytes", p->stats_on ? p->stats_kernel_bytes : 0);
+	add_u64(o, "limit_bytes", p->stats_limit_bytes);
+	add_u64(o, "half_life_seconds", (uint64_t)p->ps->heat.half_life_s);
+	if (!p->stats_on && p->stats_off[0])
+		json_object_object_add(o, "reason", json_object_new_string(p->stats_off));
+	return o;
+}
+
+int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void *ctx)
+{
+	int r = 0;
+
+	for (struct pool *p = ps->list; p; p = p->next)
+		if (fn(p, ctx) < 0)
+			r = -EIO;
+	return r;
 }

@@ -50,6 +50,22 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 		char *err, size_t err_len);
 
 
+/* ---- heat (docs/heat.md) ---- */
+struct heat_params;
+
+void pools_set_heat_params(struct pools *ps, const struct heat_params *params);
+/* Call fn on every pool; -EIO if any call failed. */
+int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void *ctx);
+/* Read the pool's dm-stats counters since the last sample into its heat and I/O history. */
+int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len);
+/*
+ * Store the I/O history and the next chunk of heat (all of it with all);
+ * returns 1 when the heat is stored completely, 0 when chunks remain.
+ */
+int pool_flush_step(struct pool *p, int all, char *err, size_t err_len);
+/* The top extents by heat: [{extent, offset, tier, heat, reads, writes}]. */
+json_object *pool_heat_json(const struct pool *p, uint32_t top);
+
 /* ---- long operations: moving extents, detaching the SSD ---- */
 
 struct ev_loop;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "extmap.h"
+#include "heat.h"
 #include "metadata.h"
 
 struct state;
@@ -42,5 +43,29 @@ int state_pool_save_extents(struct state *st, const struct state_pool *p, const 
 int state_pool_set_want_active(struct state *st, int64_t id, int want_active);
 int state_pool_set_path(struct state *st, int64_t id, unsigned dev, const char *path);
 int state_pool_delete(struct state *st, int64_t id);
+
+/* ---- heat and I/O history (docs/heat.md) ---- */
+
+/* Extents per stored heat row; a flush step stores whole rows. */
+#define STATE_HEAT_CHUNK 16384u
+
+/* Load the stored heat into t (sized to the pool's extents; rows past it ignored). */
+int state_heat_load(struct state *st, int64_t id, struct heat_table *t);
+/* Store extents [from, to) of t, from a multiple of STATE_HEAT_CHUNK, and t's
+ * sample time, in one transaction. */
+int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, uint32_t from,
+		    uint32_t to);
+
+struct state_tier_io {
+	uint64_t reads, writes, read_bytes, write_bytes;
+};
+
+/* Add to a tier's row of one minute. */
+int state_tier_io_add(struct state *st, int64_t id, int64_t minute, const char *tier,
+		      const struct state_tier_io *io);
+/* Everything a tier served, minute and hourly rows together. */
+int state_tier_io_total(struct state *st, int64_t id, const char *tier, struct state_tier_io *out);
+/* Fold minute rows before `before` into hourly rows. */
+int state_tier_io_compact(struct state *st, int64_t before_minute);
 
 #endif

@@ -1,0 +1,72 @@
+/* heat: an exponentially decayed score per extent, from dm-stats samples. */
+#ifndef TIERD_HEAT_H
+#define TIERD_HEAT_H
+
+#include <stdint.h>
+
+#include "statsparse.h"
+
+/*
+ * Heat is counted in "small random I/Os": one read of at most
+ * large_io_bytes that does not continue the previous I/O adds read_weight,
+ * and every sample decays what came before with the half-life.  At a
+ * steady rate of R such I/Os per second an extent settles at
+ * R * half_life_s / ln 2.  docs/heat.md has the formula and the reasons.
+ */
+struct heat_params {
+	double half_life_s;      /* 86400: a day of history, like Qtier and Easy Tier */
+	double read_weight;      /* 1.0 */
+	double write_weight;     /* 1.0 */
+	uint32_t large_io_bytes; /* 65536: a larger average I/O counts large_io_bytes / avg */
+	double merged_weight;    /* 0.25: share of a random I/O that a sequential one counts */
+};
+
+void heat_params_default(struct heat_params *p);
+/*
+ * 0 or -EINVAL.  Ranges: half-life 1 s to 10 years; weights 0 to 1000 and
+ * not both zero; large_io_bytes 512 B to 1 GiB; merged_weight 0 to 1 (a
+ * sequential I/O never counts more than a random one).
+ */
+int heat_params_valid(const struct heat_params *p);
+
+struct heat_extent {
+	float heat;     /* 24 bits of precision is plenty to rank extents */
+	uint32_t flags; /* not used by heat: zeroed on init and growth, then left alone */
+	uint64_t reads, writes; /* totals since the table was made, for display */
+};
+
+_Static_assert(sizeof(struct heat_extent) == 24, "a million extents in 24 MB");
+
+struct heat_table {
+	uint32_t nr;
+	struct heat_extent *e;
+	uint64_t last_sample_ns; /* 0: no sample yet */
+};
+
+/* nr cold extents (nr may be 0).  On error *t is left empty. */
+int heat_table_init(struct heat_table *t, uint32_t nr);
+/* Accepts NULL and a zeroed or already destroyed table. */
+void heat_table_destroy(struct heat_table *t);
+/* Extents below both sizes keep everything; new ones start cold.  -ENOMEM leaves t as it was. */
+int heat_table_resize(struct heat_table *t, uint32_t nr);
+
+/* One sample's contribution to an extent, before decay; params assumed valid. */
+double heat_score(const struct heat_params *p, const struct statsparse_area *a);
+/* 2^(-elapsed / half-life): what remains of heat after elapsed_ns. */
+double heat_decay_factor(const struct heat_params *p, uint64_t elapsed_ns);
+/*
+ * Decay every extent to now_ns, then add the sample a[0..nr) taken at
+ * now_ns and add its I/Os to the totals.  The first sample decays nothing.
+ * -EINVAL for invalid params, nr != t->nr or now_ns before the last sample.
+ */
+int heat_apply(struct heat_table *t, const struct heat_params *p,
+	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns);
+
+/*
+ * Indices of the min(n, t->nr) hottest extents into out (room for n),
+ * hottest first, equal heat by lower index; their number in *nr_out.
+ * O(nr log n), no allocation.
+ */
+int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr_out);
+
+#endif

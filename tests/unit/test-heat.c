@@ -1,0 +1,466 @@
+/* heat: decay, weights, discounts, ranking. */
+#include <errno.h>
+#include <math.h> /* NAN and INFINITY only: the tests link no libm */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "heat.h"
+
+#define NS_PER_S UINT64_C(1000000000)
+#define DAY_NS (86400 * NS_PER_S)
+#define T0 (1000 * NS_PER_S) /* any clock value; 0 means "no sample" */
+
+/* Sectors of one I/O of this many KiB. */
+#define KIB_SECTORS(k) ((uint64_t)(k) * 2)
+
+static void check_near_(const char *file, int line, const char *what, double a, double b,
+			double tolerance)
+{
+	if ((a > b ? a - b : b - a) <= tolerance)
+		return;
+	fprintf(stderr, "%s:%d: check failed: %s == %.17g (got %.17g)\n", file, line, what, b, a);
+	exit(1);
+}
+#define CHECK_NEAR(a, b, tol) check_near_(__FILE__, __LINE__, #a, (a), (b), (tol))
+
+static struct statsparse_area reads(uint32_t n, uint32_t merged, uint64_t sectors)
+{
+	return (struct statsparse_area){ .reads = n, .reads_merged = merged, .sectors_read = sectors };
+}
+
+static struct statsparse_area writes(uint32_t n, uint32_t merged, uint64_t sectors)
+{
+	return (struct statsparse_area){ .writes = n, .writes_merged = merged, .sectors_written = sectors };
+}
+
+static void test_params(void)
+{
+	struct heat_params p, bad;
+
+	heat_params_default(&p);
+	CHECK_NEAR(p.half_life_s, 86400, 0);
+	CHECK_NEAR(p.read_weight, 1, 0);
+	CHECK_NEAR(p.write_weight, 1, 0);
+	CHECK_UINT(p.large_io_bytes, 65536);
+	CHECK_NEAR(p.merged_weight, 0.25, 0);
+	CHECK_OK(heat_params_valid(&p));
+	CHECK_INT(heat_params_valid(NULL), -EINVAL);
+
+#define CHECK_BAD(field, value)                                   \
+	do {                                                      \
+		bad = p;                                          \
+		bad.field = (value);                              \
+		CHECK_INT(heat_params_valid(&bad), -EINVAL);      \
+	} while (0)
+	CHECK_BAD(half_life_s, 0);
+	CHECK_BAD(half_life_s, 0.5);
+	CHECK_BAD(half_life_s, -86400);
+	CHECK_BAD(half_life_s, NAN);
+	CHECK_BAD(half_life_s, INFINITY);
+	CHECK_BAD(half_life_s, 11 * 365 * 86400.0);
+	CHECK_BAD(read_weight, -1);
+	CHECK_BAD(read_weight, NAN);
+	CHECK_BAD(write_weight, 1001);
+	CHECK_BAD(write_weight, INFINITY);
+	CHECK_BAD(large_io_bytes, 0);
+	CHECK_BAD(large_io_bytes, 511);
+	CHECK_BAD(large_io_bytes, (UINT32_C(1) << 30) + 1);
+	CHECK_BAD(merged_weight, -0.25);
+	CHECK_BAD(merged_weight, 1.5);
+	CHECK_BAD(merged_weight, NAN);
+#undef CHECK_BAD
+	bad = p;
+	bad.read_weight = bad.write_weight = 0;
+	CHECK_INT(heat_params_valid(&bad), -EINVAL);
+	/* The edges are allowed: a policy may ignore writes, or sequential I/O entirely. */
+	bad = p;
+	bad.write_weight = 0;
+	bad.merged_weight = 0;
+	bad.half_life_s = 1;
+	bad.large_io_bytes = 512;
+	CHECK_OK(heat_params_valid(&bad));
+}
+
+static void test_decay_factor(void)
+{
+	struct heat_params p;
+
+	heat_params_default(&p);
+	CHECK_NEAR(heat_decay_factor(&p, 0), 1, 0);
+	CHECK_NEAR(heat_decay_factor(&p, DAY_NS), 0.5, 0);
+	CHECK_NEAR(heat_decay_factor(&p, 2 * DAY_NS), 0.25, 0);
+	CHECK_NEAR(heat_decay_factor(&p, 10 * DAY_NS), 1.0 / 1024, 0);
+	CHECK_NEAR(heat_decay_factor(&p, DAY_NS / 2), 0.7071067811865476, 1e-15);
+	CHECK_NEAR(heat_decay_factor(&p, DAY_NS / 3), 0.7937005259840998, 1e-15);
+	/* One default sample interval. */
+	CHECK_NEAR(heat_decay_factor(&p, 10 * NS_PER_S), 0.9999197778498484, 1e-15);
+	/* 5000 half-lives: nothing left, and no trouble getting there. */
+	CHECK_NEAR(heat_decay_factor(&p, 5000 * DAY_NS), 0, 0);
+	CHECK_NEAR(heat_decay_factor(&p, UINT64_MAX), 0, 0);
+	p.half_life_s = 3600;
+	CHECK_NEAR(heat_decay_factor(&p, 3 * 3600 * NS_PER_S), 0.125, 0);
+	CHECK(heat_decay_factor(&p, 1) < 1);
+	CHECK(heat_decay_factor(&p, 1) > 0.999999);
+}
+
+static void test_decay_apply(void)
+{
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area a = reads(100, 0, KIB_SECTORS(4) * 100), idle = { 0 };
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 1));
+	CHECK_UINT(t.last_sample_ns, 0);
+	/* The first sample has nothing to decay, however late it comes. */
+	CHECK_OK(heat_apply(&t, &p, &a, 1, T0));
+	CHECK_UINT(t.last_sample_ns, T0);
+	CHECK_NEAR(t.e[0].heat, 100, 0);
+	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + DAY_NS));
+	CHECK_NEAR(t.e[0].heat, 50, 0);
+	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 3 * DAY_NS));
+	CHECK_NEAR(t.e[0].heat, 12.5, 0);
+	/* Zero elapsed: the sample adds and nothing decays. */
+	CHECK_OK(heat_apply(&t, &p, &a, 1, T0 + 3 * DAY_NS));
+	CHECK_NEAR(t.e[0].heat, 112.5, 0);
+	/* Many small steps make the same day as one big one. */
+	for (int i = 1; i <= 8640; i++)
+		CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 3 * DAY_NS + (uint64_t)i * 10 * NS_PER_S));
+	CHECK_NEAR(t.e[0].heat, 56.25, 56.25 * 1e-5);
+	/* Long idle ends at exactly 0, not in subnormal floats. */
+	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 200 * DAY_NS));
+	CHECK_NEAR(t.e[0].heat, 0, 0);
+	CHECK_UINT(t.e[0].reads, 200);
+	heat_table_destroy(&t);
+}
+
+static void test_apply_errors(void)
+{
+	struct heat_params p, bad;
+	struct heat_table t;
+	struct statsparse_area a[2] = { reads(1, 0, 8), writes(2, 0, 16) };
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 2));
+	CHECK_OK(heat_apply(&t, &p, a, 2, T0));
+	CHECK_INT(heat_apply(&t, &p, a, 1, T0 + 1), -EINVAL);      /* nr != t->nr */
+	CHECK_INT(heat_apply(&t, &p, a, 3, T0 + 1), -EINVAL);
+	CHECK_INT(heat_apply(&t, &p, a, 2, T0 - 1), -EINVAL);      /* time went back */
+	CHECK_INT(heat_apply(&t, &p, a, 2, 0), -EINVAL);
+	CHECK_INT(heat_apply(&t, &p, NULL, 2, T0 + 1), -EINVAL);
+	CHECK_INT(heat_apply(NULL, &p, a, 2, T0 + 1), -EINVAL);
+	bad = p;
+	bad.half_life_s = 0;
+	CHECK_INT(heat_apply(&t, &bad, a, 2, T0 + 1), -EINVAL);
+	/* None of that touched the table. */
+	CHECK_UINT(t.last_sample_ns, T0);
+	CHECK_NEAR(t.e[0].heat, 1, 0);
+	CHECK_NEAR(t.e[1].heat, 2, 0);
+	CHECK_UINT(t.e[0].reads, 1);
+	CHECK_UINT(t.e[1].writes, 2);
+	heat_table_destroy(&t);
+}
+
+static void test_totals_and_flags(void)
+{
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area a[2] = {
+		{ .reads = 3, .sectors_read = 24, .writes = 5, .writes_merged = 4, .sectors_written = 40 },
+		{ .reads = 4000000000u, .sectors_read = 8 * 4000000000ull },
+	};
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 2));
+	t.e[0].flags = 0xabcd;
+	for (uint64_t i = 0; i < 3; i++)
+		CHECK_OK(heat_apply(&t, &p, a, 2, T0 + i * 10 * NS_PER_S));
+	CHECK_UINT(t.e[0].reads, 9);
+	CHECK_UINT(t.e[0].writes, 15);
+	CHECK_UINT(t.e[1].reads, 12000000000ull); /* totals outgrow one sample's 32 bits */
+	CHECK_UINT(t.e[1].writes, 0);
+	CHECK_UINT(t.e[0].flags, 0xabcd);
+	CHECK_UINT(t.e[1].flags, 0);
+	heat_table_destroy(&t);
+}
+
+static void test_weights(void)
+{
+	struct heat_params p;
+	struct statsparse_area a = { .reads = 10, .sectors_read = KIB_SECTORS(4) * 10,
+				     .writes = 10, .sectors_written = KIB_SECTORS(4) * 10 };
+
+	heat_params_default(&p);
+	/* The unit: one small random I/O is 1. */
+	CHECK_NEAR(heat_score(&p, &a), 20, 0);
+	p.read_weight = 2;
+	p.write_weight = 0.5;
+	CHECK_NEAR(heat_score(&p, &a), 25, 0);
+	p.write_weight = 0;
+	CHECK_NEAR(heat_score(&p, &a), 20, 0);
+	a = (struct statsparse_area){ 0 };
+	CHECK_NEAR(heat_score(&p, &a), 0, 0);
+}
+
+static void test_large_io(void)
+{
+	struct heat_params p;
+	struct statsparse_area a;
+
+	heat_params_default(&p);
+	/* Up to large_io_bytes an I/O is a whole I/O, however small. */
+	a = reads(1, 0, 1);
+	CHECK_NEAR(heat_score(&p, &a), 1, 0);
+	a = reads(1, 0, KIB_SECTORS(64));
+	CHECK_NEAR(heat_score(&p, &a), 1, 0);
+	/* Above it, large_io_bytes / average size. */
+	a = reads(1, 0, KIB_SECTORS(128));
+	CHECK_NEAR(heat_score(&p, &a), 0.5, 0);
+	a = reads(10, 0, KIB_SECTORS(1024) * 10);
+	CHECK_NEAR(heat_score(&p, &a), 10.0 / 16, 0);
+	a = writes(2, 0, KIB_SECTORS(256) * 2);
+	CHECK_NEAR(heat_score(&p, &a), 0.5, 0);
+	/* The average decides: one 1 MiB and three 4 KiB reads average 259 KiB. */
+	a = reads(4, 0, KIB_SECTORS(1024 + 3 * 4));
+	CHECK_NEAR(heat_score(&p, &a), 4 * 64.0 / 259, 1e-12);
+	/* The threshold is a knob. */
+	p.large_io_bytes = 4096;
+	a = reads(1, 0, KIB_SECTORS(64));
+	CHECK_NEAR(heat_score(&p, &a), 1.0 / 16, 0);
+}
+
+static void test_merged(void)
+{
+	struct heat_params p;
+	struct statsparse_area a;
+
+	heat_params_default(&p);
+	/* 2 random and 8 sequential: 2 + 8/4. */
+	a = reads(10, 8, KIB_SECTORS(4) * 10);
+	CHECK_NEAR(heat_score(&p, &a), 4, 0);
+	a = writes(10, 8, KIB_SECTORS(4) * 10);
+	CHECK_NEAR(heat_score(&p, &a), 4, 0);
+	/* dm-stats races can count more merged than done: never more than all. */
+	a = reads(2, 5, KIB_SECTORS(4) * 2);
+	CHECK_NEAR(heat_score(&p, &a), 0.5, 0);
+	/* Merged and large multiply: 8 sequential 128 KiB reads. */
+	a = reads(8, 8, KIB_SECTORS(128) * 8);
+	CHECK_NEAR(heat_score(&p, &a), 8 * 0.5 * 0.25, 0);
+	p.merged_weight = 0;
+	CHECK_NEAR(heat_score(&p, &a), 0, 0);
+	p.merged_weight = 1;
+	CHECK_NEAR(heat_score(&p, &a), 4, 0);
+}
+
+/*
+ * The point of the discounts: a backup reading the whole volume must not
+ * look hot.  4 GiB of 4 MiB extents; 200 random 4 KiB reads on 4 of them,
+ * then a scan of all 1024 in 1 MiB reads that all continue the previous one.
+ */
+static void test_scan_vs_random(void)
+{
+	enum { NR = 1024, HOT = 4, EXTENT_SECTORS = 8192 };
+	static const uint32_t hot[HOT] = { 17, 300, 301, 999 };
+	static struct statsparse_area random_sample[NR], scan[NR];
+	struct heat_params p;
+	struct heat_table t;
+	uint32_t top[HOT], nr_top;
+	double scan_total = 0;
+
+	heat_params_default(&p);
+	for (uint32_t i = 0; i < HOT; i++)
+		random_sample[hot[i]] = reads(200 / HOT, 0, KIB_SECTORS(4) * (200 / HOT));
+	for (uint32_t i = 0; i < NR; i++)
+		scan[i] = reads(4, 4, EXTENT_SECTORS);
+
+	/* Per extent: 4 reads * (64 KiB / 1 MiB) * 0.25 = 1/16 against 50. */
+	CHECK_NEAR(heat_score(&p, &scan[0]), 1.0 / 16, 0);
+	CHECK_NEAR(heat_score(&p, &random_sample[hot[0]]), 50, 0);
+	for (uint32_t i = 0; i < NR; i++)
+		scan_total += heat_score(&p, &scan[i]);
+	/* Over the whole volume the scan adds 64: less than the 200 random reads. */
+	CHECK_NEAR(scan_total, 64, 0);
+
+	/* Either order, 10 s apart: the random extents stay on top, some 800 times hotter. */
+	for (int order = 0; order < 2; order++) {
+		CHECK_OK(heat_table_init(&t, NR));
+		CHECK_OK(heat_apply(&t, &p, order ? scan : random_sample, NR, T0));
+		CHECK_OK(heat_apply(&t, &p, order ? random_sample : scan, NR, T0 + 10 * NS_PER_S));
+		CHECK_OK(heat_top(&t, HOT, top, &nr_top));
+		CHECK_UINT(nr_top, HOT);
+		for (uint32_t i = 0; i < HOT; i++) {
+			CHECK_UINT(top[i], hot[i]);
+			CHECK(t.e[hot[i]].heat > 50 * 0.9999);
+		}
+		CHECK(t.e[0].heat < 0.0626f);
+		CHECK(t.e[hot[0]].heat > 799 * t.e[0].heat);
+		heat_table_destroy(&t);
+	}
+
+	/* Without the discounts the scan would outweigh the random reads 20 times over. */
+	p.merged_weight = 1;
+	p.large_io_bytes = 1u << 30;
+	CHECK_NEAR(heat_score(&p, &scan[0]) * NR, 4096, 0);
+}
+
+static void set_heats(struct heat_table *t, const float *heats, uint32_t nr)
+{
+	CHECK_OK(heat_table_resize(t, nr));
+	for (uint32_t i = 0; i < nr; i++)
+		t->e[i].heat = heats[i];
+}
+
+static void check_top(const struct heat_table *t, uint32_t n, const uint32_t *want, uint32_t nr_want)
+{
+	uint32_t out[16], nr_out = 99;
+
+	memset(out, 0xff, sizeof(out));
+	CHECK_OK(heat_top(t, n, out, &nr_out));
+	CHECK_UINT(nr_out, nr_want);
+	for (uint32_t i = 0; i < nr_want; i++)
+		CHECK_UINT(out[i], want[i]);
+	/* Nothing written past what was asked for. */
+	for (uint32_t i = n; i < 16; i++)
+		CHECK_UINT(out[i], UINT32_MAX);
+}
+
+static void test_top(void)
+{
+	static const float heats[] = { 3, 5, 5, 1, 5, 0, 2 };
+	static const uint32_t sorted[] = { 1, 2, 4, 0, 6, 3, 5 };
+	struct heat_table t;
+	uint32_t out[1], nr_out = 99;
+
+	CHECK_OK(heat_table_init(&t, 0));
+	set_heats(&t, heats, 7);
+	check_top(&t, 0, sorted, 0);
+	check_top(&t, 1, sorted, 1);
+	check_top(&t, 2, sorted, 2);
+	check_top(&t, 3, sorted, 3);     /* three ties, by index */
+	check_top(&t, 4, sorted, 4);
+	check_top(&t, 7, sorted, 7);
+	check_top(&t, 12, sorted, 7);    /* more asked than there are */
+	/* A later tie never displaces an earlier one. */
+	static const float late[] = { 1, 2, 9, 2, 9, 9 };
+	static const uint32_t late_sorted[] = { 2, 4, 5, 1, 3, 0 };
+	set_heats(&t, late, 6);
+	check_top(&t, 2, late_sorted, 2);
+	check_top(&t, 4, late_sorted, 4);
+	/* All equal: index order. */
+	static const float flat[] = { 7, 7, 7, 7, 7 };
+	static const uint32_t flat_sorted[] = { 0, 1, 2, 3, 4 };
+	set_heats(&t, flat, 5);
+	check_top(&t, 3, flat_sorted, 3);
+	check_top(&t, 5, flat_sorted, 5);
+
+	CHECK_INT(heat_top(&t, 1, NULL, &nr_out), -EINVAL);
+	CHECK_INT(heat_top(&t, 1, out, NULL), -EINVAL);
+	CHECK_INT(heat_top(NULL, 1, out, &nr_out), -EINVAL);
+	CHECK_OK(heat_top(&t, 0, NULL, &nr_out));
+	CHECK_UINT(nr_out, 0);
+	CHECK_OK(heat_table_resize(&t, 0));
+	CHECK_OK(heat_top(&t, 1, out, &nr_out));
+	CHECK_UINT(nr_out, 0);
+	heat_table_destroy(&t);
+}
+
+/* Against the obvious O(nr * n) selection, on heats with many ties. */
+static void test_top_random(void)
+{
+	enum { NR = 1000 };
+	static const uint32_t sizes[] = { 1, 2, 7, 100, 999, 1000, 1500 };
+	static uint32_t out[1500];
+	static bool taken[NR];
+	struct heat_table t;
+	uint32_t x = 1, nr_out;
+
+	CHECK_OK(heat_table_init(&t, NR));
+	for (uint32_t i = 0; i < NR; i++) {
+		x = x * 1664525 + 1013904223;
+		t.e[i].heat = (float)(x >> 26) / 4; /* 64 distinct values */
+	}
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint32_t n = sizes[s];
+
+		CHECK_OK(heat_top(&t, n, out, &nr_out));
+		CHECK_UINT(nr_out, n < NR ? n : NR);
+		memset(taken, 0, sizeof(taken));
+		for (uint32_t k = 0; k < nr_out; k++) {
+			uint32_t best = UINT32_MAX;
+
+			for (uint32_t i = 0; i < NR; i++)
+				if (!taken[i] && (best == UINT32_MAX || t.e[i].heat > t.e[best].heat))
+					best = i;
+			taken[best] = true;
+			CHECK_UINT(out[k], best);
+		}
+	}
+	heat_table_destroy(&t);
+}
+
+static void test_table(void)
+{
+	struct heat_table t;
+	struct heat_params p;
+	struct statsparse_area a[3] = { reads(1, 0, 8), reads(2, 0, 16), reads(3, 0, 24) };
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 3));
+	CHECK_UINT(t.nr, 3);
+	CHECK_OK(heat_apply(&t, &p, a, 3, T0));
+	t.e[2].flags = 1;
+	/* Growing keeps every extent and adds cold ones. */
+	CHECK_OK(heat_table_resize(&t, 1000));
+	CHECK_UINT(t.nr, 1000);
+	CHECK_UINT(t.last_sample_ns, T0);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK_NEAR(t.e[i].heat, i + 1, 0);
+		CHECK_UINT(t.e[i].reads, i + 1);
+	}
+	CHECK_UINT(t.e[2].flags, 1);
+	for (uint32_t i = 3; i < 1000; i++) {
+		CHECK_NEAR(t.e[i].heat, 0, 0);
+		CHECK_UINT(t.e[i].reads, 0);
+		CHECK_UINT(t.e[i].writes, 0);
+		CHECK_UINT(t.e[i].flags, 0);
+	}
+	/* Shrinking keeps the head; growing again brings back cold extents, not old values. */
+	CHECK_OK(heat_table_resize(&t, 2));
+	CHECK_NEAR(t.e[1].heat, 2, 0);
+	CHECK_OK(heat_table_resize(&t, 3));
+	CHECK_NEAR(t.e[0].heat, 1, 0);
+	CHECK_NEAR(t.e[2].heat, 0, 0);
+	CHECK_UINT(t.e[2].flags, 0);
+	/* A sample must match the new size. */
+	CHECK_INT(heat_apply(&t, &p, a, 2, T0 + 1), -EINVAL);
+	CHECK_OK(heat_apply(&t, &p, a, 3, T0 + 1));
+	CHECK_OK(heat_table_resize(&t, 0));
+	CHECK_UINT(t.nr, 0);
+	CHECK(t.e == NULL);
+	CHECK_OK(heat_apply(&t, &p, NULL, 0, T0 + 2));
+	heat_table_destroy(&t);
+	heat_table_destroy(&t);
+	heat_table_destroy(NULL);
+	CHECK_INT(heat_table_init(NULL, 1), -EINVAL);
+	CHECK_INT(heat_table_resize(NULL, 1), -EINVAL);
+}
+
+int main(void)
+{
+	test_params();
+	test_decay_factor();
+	test_decay_apply();
+	test_apply_errors();
+	test_totals_and_flags();
+	test_weights();
+	test_large_io();
+	test_merged();
+	test_scan_vs_random();
+	test_top();
+	test_top_random();
+	test_table();
+	return 0;
+}

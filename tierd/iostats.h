@@ -1,0 +1,31 @@
+/*
+ * iostats: a pool volume's dm-stats region, one area per extent, created
+ * with tierd's own program_id so other users of dm-stats (dmstats) neither
+ * see nor clear its counters.
+ */
+#ifndef TIERD_IOSTATS_H
+#define TIERD_IOSTATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOSTATS_PROGRAM_ID "tierd"
+
+/*
+ * Reuse tierd's region over the whole of dm device name if it has area_sectors
+ * areas and covers size_sectors; otherwise delete tierd's regions and create
+ * one. Regions survive table reloads but not resizes.
+ */
+int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
+			uint64_t *region_id);
+int iostats_region_delete(const char *name, uint64_t region_id);
+/* The counters since the previous call (@stats_print_clear); free() *text. */
+int iostats_sample(const char *name, uint64_t region_id, char **text, size_t *len);
+
+/*
+ * Kernel memory a region of nr_areas takes: dm-stats keeps per area a shared
+ * part and one set of counters per possible CPU (drivers/md/dm-stats.c).
+ */
+uint64_t iostats_kernel_bytes_per_area(void);
+
+#endif
