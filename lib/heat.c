@@ -144,20 +144,24 @@ int heat_table_resize(struct heat_table *t, uint32_t nr)
 	return 0;
 }
 
-int heat_apply(struct heat_table *t, const struct heat_params *p,
-	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns)
+int heat_sample_begin(const struct heat_table *t, const struct heat_params *p, uint64_t now_ns,
+		      double *decay)
 {
-	/* Double, not float: the same rounding of the factor, repeated 8640 times a day, would drift. */
-	double decay = 1.0;
-
 	/* now_ns 0 would read back as "no sample yet". */
-	if (!t || heat_params_valid(p) < 0 || (!a && nr) || nr != t->nr || !now_ns ||
-	    now_ns < t->last_sample_ns)
+	if (!t || !decay || heat_params_valid(p) < 0 || !now_ns || now_ns < t->last_sample_ns)
 		return -EINVAL;
-	if (t->last_sample_ns)
-		decay = heat_decay_factor(p, now_ns - t->last_sample_ns);
+	/* Double, not float: the same rounding of the factor, repeated 8640 times a day, would drift. */
+	*decay = t->last_sample_ns ? heat_decay_factor(p, now_ns - t->last_sample_ns) : 1.0;
+	return 0;
+}
+
+int heat_apply_range(struct heat_table *t, const struct heat_params *p,
+		     const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay)
+{
+	if (!t || (!a && nr) || first > t->nr || nr > t->nr - first || !(decay >= 0 && decay <= 1))
+		return -EINVAL;
 	for (uint32_t i = 0; i < nr; i++) {
-		struct heat_extent *e = &t->e[i];
+		struct heat_extent *e = &t->e[first + i];
 		double heat = e->heat * decay;
 
 		/* Most extents are idle in a sample: only decay them. */
@@ -168,8 +172,28 @@ int heat_apply(struct heat_table *t, const struct heat_params *p,
 		}
 		e->heat = heat < HEAT_COLD ? 0 : (float)heat;
 	}
-	t->last_sample_ns = now_ns;
 	return 0;
+}
+
+void heat_sample_end(struct heat_table *t, uint64_t now_ns)
+{
+	t->last_sample_ns = now_ns;
+}
+
+int heat_apply(struct heat_table *t, const struct heat_params *p,
+	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns)
+{
+	double decay;
+	int r;
+
+	if (!t || nr != t->nr)
+		return -EINVAL;
+	r = heat_sample_begin(t, p, now_ns, &decay);
+	if (r == 0)
+		r = heat_apply_range(t, p, a, 0, nr, decay);
+	if (r == 0)
+		heat_sample_end(t, now_ns);
+	return r;
 }
 
 /* Ranks extent i above extent j: hotter, or as hot and earlier. */

@@ -63,6 +63,18 @@ int heat_apply(struct heat_table *t, const struct heat_params *p,
 	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns);
 
 /*
+ * One sample in parts, for a region read in chunks: begin fixes the decay
+ * since the last sample, apply_range decays extents [first, first + nr) and
+ * adds their counters (every extent exactly once per sample), end records
+ * the sample's time. heat_apply() is the three over the whole table.
+ */
+int heat_sample_begin(const struct heat_table *t, const struct heat_params *p, uint64_t now_ns,
+		      double *decay);
+int heat_apply_range(struct heat_table *t, const struct heat_params *p,
+		     const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay);
+void heat_sample_end(struct heat_table *t, uint64_t now_ns);
+
+/*
  * Indices of the min(n, t->nr) hottest extents into out (room for n),
  * hottest first, equal heat by lower index; their number in *nr_out.
  * O(nr log n), no allocation.

@@ -94,11 +94,12 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 	return r;
 }
 
-/* "on: 46 extents, 14.7 KiB of kernel memory (bound 256.0 MiB)", or why it is off. */
+/* "on: 46 areas × 328 B = 14.7 KiB of kernel memory for dm-stats (bound 1.0 GiB)", or why it is off. */
 static char *poolview_heat(struct json_object *pool)
 {
 	struct json_object *heat = member_get(pool, "heat"), *v;
 	char used[SIZE_FORMAT_MAX], bound[SIZE_FORMAT_MAX], areas[SIZE_FORMAT_MAX];
+	char per_area[SIZE_FORMAT_MAX];
 	char *text = NULL;
 
 	if (!heat)
@@ -108,8 +109,10 @@ static char *poolview_heat(struct json_object *pool)
 		v = member_get(heat, "reason");
 		return strdup(v ? json_object_get_string(v) : "off (pool inactive)");
 	}
-	if (asprintf(&text, "on: %s extents, %s of kernel memory for dm-stats (bound %s)",
-		     poolview_count(heat, "areas", areas), poolview_size(heat, "kernel_bytes", used),
+	if (asprintf(&text, "on: %s areas x %s = %s of kernel memory for dm-stats (bound %s)",
+		     poolview_count(heat, "areas", areas),
+		     poolview_size(heat, "kernel_bytes_per_area", per_area),
+		     poolview_size(heat, "kernel_bytes", used),
 		     poolview_size(heat, "limit_bytes", bound)) < 0)
 		return NULL;
 	return text;

@@ -87,12 +87,14 @@ int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_s
 	return r;
 }
 
-int iostats_sample(const char *name, uint64_t region_id, char **text, size_t *len)
+int iostats_sample(const char *name, uint64_t region_id, uint32_t first, uint32_t count,
+		   char **text, size_t *len)
 {
-	char msg[64];
+	char msg[96];
 	int r;
 
-	snprintf(msg, sizeof(msg), "@stats_print_clear %" PRIu64, region_id);
+	snprintf(msg, sizeof(msg), "@stats_print_clear %" PRIu64 " %" PRIu32 " %" PRIu32, region_id,
+		 first, count);
 	r = dmctl_message(name, 0, msg, text);
 	if (r == 0)
 		*len = strlen(*text);

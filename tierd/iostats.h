@@ -19,8 +19,13 @@
 int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
 			uint64_t *region_id);
 int iostats_region_delete(const char *name, uint64_t region_id);
-/* The counters since the previous call (@stats_print_clear); free() *text. */
-int iostats_sample(const char *name, uint64_t region_id, char **text, size_t *len);
+/*
+ * The counters of areas [first, first + count) since the previous call
+ * (@stats_print_clear clears just those); free() *text. Reading a big region
+ * in parts keeps the reply, and tierd's memory, small.
+ */
+int iostats_sample(const char *name, uint64_t region_id, uint32_t first, uint32_t count,
+		   char **text, size_t *len);
 
 /*
  * Kernel memory a region of nr_areas takes: dm-stats keeps per area a shared

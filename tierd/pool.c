@@ -1892,6 +1892,11 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 
 /* dm-stats memory for all pools stays under 1/this of RAM (docs/heat.md). */
 #define POOL_STATS_RAM_SHARE 16
+/*
+ * Areas read per dm message: the reply (~45 bytes an area) and the parsed
+ * counters stay a constant 5 MB however large the pool (docs/heat.md).
+ */
+#define POOL_SAMPLE_CHUNK 65536u
 /* Heat stored per step of the flush: one step stays well within 50 ms (bench-flush). */
 #define POOL_HEAT_FLUSH_CHUNK STATE_HEAT_CHUNK
 
@@ -1937,8 +1942,8 @@ static void pool_stats_start(struct pool *p)
 		return;
 	}
 	r = heat_table_resize(&p->heat, nr);
-	if (r == 0) {
-		grown = realloc(p->sample, ((size_t)nr + 1) * sizeof(*grown));
+	if (r == 0 && !p->sample) {
+		grown = malloc(POOL_SAMPLE_CHUNK * sizeof(*grown));
 		if (grown)
 			p->sample = grown;
 		else
@@ -1980,53 +1985,17 @@ static int pool_io_flush(struct pool *p)
 	return r;
 }
 
-int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
+/* Add the counters of areas [first, first + nr) to the I/O of the tier each extent is on. */
+static void pool_count_io(struct pool *p, uint32_t first, uint32_t nr)
 {
-	uint32_t nr = p->sp.map.nr_logical;
-	int64_t minute = (int64_t)(now_ns / 60000000000ull);
-	size_t len;
-	char *text = NULL;
-	int r;
-
-	if (!p->active || !p->stats_on)
-		return 0;
-	r = iostats_sample(p->sp.meta.name, p->stats_region, &text, &len);
-	if (r == 0) {
-		r = statsparse_areas(text, len, pool_extent_sectors(p), p->sample, nr);
-		if (r < 0)
-			fail(err, err_len, "pool %s: unexpected dm-stats counters: %s",
-			     p->sp.meta.name, strerror(-r));
-	} else {
-		fail(err, err_len, "pool %s: cannot read its dm-stats region: %s", p->sp.meta.name,
-		     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
-	}
-	free(text);
-	if (r < 0) {
-		/* Regions die with the device (deactivate, a resize elsewhere): make a new one. */
-		pool_stats_start(p);
-		return r;
-	}
-	if (p->heat.last_sample_ns > now_ns)
-		p->heat.last_sample_ns = now_ns; /* the clock went back: no decay this time */
-	r = heat_apply(&p->heat, &p->ps->heat, p->sample, nr, now_ns);
-	if (r < 0)
-		return failf(r, err, err_len, "pool %s: heat update failed: %s", p->sp.meta.name,
-			     strerror(-r));
-	if (minute != p->io_minute) {
-		r = pool_io_flush(p);
-		if (r < 0)
-			fail(err, err_len, "pool %s: cannot store its I/O history: %s",
-			     p->sp.meta.name, state_last_error(p->ps->state));
-		p->io_minute = minute;
-	}
-	for (uint32_t le = 0; le < nr; le++) {
-		const struct statsparse_area *a = &p->sample[le];
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct statsparse_area *a = &p->sample[i];
 		struct extmap_loc loc;
 		struct state_tier_io *io;
 
 		if (!a->reads && !a->writes)
 			continue;
-		loc = extmap_get(&p->sp.map, le);
+		loc = extmap_get(&p->sp.map, first + i);
 		if (loc.dev == EXTMAP_NO_DEV)
 			continue;
 		io = &p->io[p->sp.meta.devs[loc.dev].tier];
@@ -2035,6 +2004,64 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 		io->read_bytes += a->sectors_read * SECTOR;
 		io->write_bytes += a->sectors_written * SECTOR;
 	}
+}
+
+/* One part of a sample: read, parse, heat, I/O per tier. */
+static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, double decay, char *err,
+			    size_t err_len)
+{
+	size_t len;
+	char *text = NULL;
+	int r;
+
+	r = iostats_sample(p->sp.meta.name, p->stats_region, first, nr, &text, &len);
+	if (r < 0) {
+		fail(err, err_len, "pool %s: cannot read its dm-stats region: %s", p->sp.meta.name,
+		     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
+		return r;
+	}
+	r = statsparse_areas(text, len, pool_extent_sectors(p), p->sample, nr);
+	free(text);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: unexpected dm-stats counters: %s",
+			     p->sp.meta.name, strerror(-r));
+	r = heat_apply_range(&p->heat, &p->ps->heat, p->sample, first, nr, decay);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: heat update failed: %s", p->sp.meta.name,
+			     strerror(-r));
+	pool_count_io(p, first, nr);
+	return 0;
+}
+
+int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
+{
+	uint32_t nr = p->sp.map.nr_logical;
+	int64_t minute = (int64_t)(now_ns / 60000000000ull);
+	double decay;
+	int r;
+
+	if (!p->active || !p->stats_on)
+		return 0;
+	if (minute != p->io_minute) {
+		r = pool_io_flush(p);
+		if (r < 0)
+			log_warn("pool %s: cannot store its I/O history: %s", p->sp.meta.name,
+				 state_last_error(p->ps->state));
+		p->io_minute = minute;
+	}
+	if (p->heat.last_sample_ns > now_ns)
+		p->heat.last_sample_ns = now_ns; /* the clock went back: no decay this time */
+	r = heat_sample_begin(&p->heat, &p->ps->heat, now_ns, &decay);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: heat update failed: %s", p->sp.meta.name,
+			     strerror(-r));
+	for (uint32_t first = 0; r == 0 && first < nr; first += POOL_SAMPLE_CHUNK)
+		r = pool_sample_part(p, first, nr - first < POOL_SAMPLE_CHUNK ? nr - first :
+						   POOL_SAMPLE_CHUNK, decay, err, err_len);
+	/* Parts already applied were decayed for this sample: never twice. */
+	heat_sample_end(&p->heat, now_ns);
+	if (r < 0)
+		pool_stats_start(p); /* regions die with the device: make a new one */
 	return r;
 }
 

@@ -448,8 +448,48 @@ static void test_table(void)
 	CHECK_INT(heat_table_resize(NULL, 1), -EINVAL);
 }
 
+/* A sample applied in chunks equals the same sample applied at once. */
+static void test_chunked_sample(void)
+{
+	struct heat_params p;
+	struct heat_table whole, parts;
+	struct statsparse_area a[10] = { 0 };
+	const uint64_t t0 = 1000000000ull, t1 = t0 + 3600ull * 1000000000ull;
+	double decay;
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&whole, 10));
+	CHECK_OK(heat_table_init(&parts, 10));
+	for (uint32_t i = 0; i < 10; i++) {
+		a[i].reads = i * 3;
+		a[i].writes = i % 4;
+		a[i].sectors_read = a[i].reads * 8;
+		a[i].sectors_written = a[i].writes * 256;
+	}
+	CHECK_OK(heat_apply(&whole, &p, a, 10, t0));
+	CHECK_OK(heat_apply(&parts, &p, a, 10, t0));
+	CHECK_OK(heat_apply(&whole, &p, a, 10, t1));
+	CHECK_OK(heat_sample_begin(&parts, &p, t1, &decay));
+	CHECK(decay > 0.97 && decay < 0.98); /* an hour of a day's half-life */
+	CHECK_OK(heat_apply_range(&parts, &p, a, 0, 4, decay));
+	CHECK_OK(heat_apply_range(&parts, &p, a + 4, 4, 6, decay));
+	CHECK_INT(heat_apply_range(&parts, &p, a, 8, 3, decay), -EINVAL);
+	CHECK_INT(heat_apply_range(&parts, &p, a, 0, 1, 1.5), -EINVAL);
+	heat_sample_end(&parts, t1);
+	CHECK_UINT(parts.last_sample_ns, t1);
+	for (uint32_t i = 0; i < 10; i++) {
+		CHECK(parts.e[i].heat == whole.e[i].heat);
+		CHECK_UINT(parts.e[i].reads, whole.e[i].reads);
+		CHECK_UINT(parts.e[i].writes, whole.e[i].writes);
+	}
+	CHECK_INT(heat_sample_begin(&parts, &p, t0, &decay), -EINVAL); /* before the last sample */
+	heat_table_destroy(&whole);
+	heat_table_destroy(&parts);
+}
+
 int main(void)
 {
+	test_chunked_sample();
 	test_params();
 	test_decay_factor();
 	test_decay_apply();

@@ -61,5 +61,22 @@ random_reads 5 100
 sleep 4
 assert_eq "reads served by the SSD tier" 200 $(($(io ssd) - ssd0))
 assert_eq "reads served by the HDD tier" 100 $(($(io hdd) - hdd0))
+
+step "a pool of over 65,536 extents: its region is read in two parts per sample"
+big=$(vm_loop_create 72G) # sparse: only what is written takes memory
+tierctl_ok pool create big --hdd "$big" --extent-size 1M
+areas=$(pool_field big .heat.areas)
+[ "$areas" -gt 65536 ] || fail "the big pool has only $areas areas"
+echo "ok: $areas areas"
+M=$((1 << 20))
+fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offset=$((69001 * M)) \
+	--size=$M --number_ios=50 --randrepeat=0 --output=/dev/null
+fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offset=$((12 * M)) \
+	--size=$M --number_ios=40 --randrepeat=0 --output=/dev/null
+sleep 4
+assert_eq "hottest extents of the big pool" "69001 12" \
+	"$("$TIERCTL" heat big --top 2 --json | jq -r '.[].extent' | xargs)"
+assert_eq "reads counted on extent 69001" 50 \
+	"$("$TIERCTL" heat big --top 1 --json | jq -r '.[0].reads')"
 tierd_stop TERM
 echo "heat: ok"
