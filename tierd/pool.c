@@ -2104,8 +2104,11 @@ json_object *pool_heat_json(const struct pool *p, uint32_t top)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t le = idx[i];
 		struct extmap_loc loc = extmap_get(&p->sp.map, le);
-		json_object *o = json_object_new_object();
+		json_object *o;
 
+		if (p->heat.e[le].heat == 0)
+			break; /* hottest first: the rest are cold too */
+		o = json_object_new_object();
 		add_u64(o, "extent", le);
 		add_u64(o, "offset", (uint64_t)le * p->sp.meta.extent_size);
 		json_object_object_add(o, "tier",
