@@ -263,8 +263,12 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 /* A socket file nobody answers on is left over from a crash: replace it. */
 static int control_claim_path(const struct sockaddr_un *addr)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+	struct stat st;
+	int fd, r;
 
+	if (lstat(addr->sun_path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return -EEXIST; /* never unlink what is not a socket */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	r = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -211,11 +213,31 @@ static int make_socket_dir(const char *socket_path)
 	return 0;
 }
 
+static int lock_state_dir(const char *dir, int *fd_out)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tierd.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 static int run_daemon(const struct options *o)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
 	struct methods_ctx ctx = { .loop = loop };
 	struct daemon d = { .o = o };
+	int lock_fd = -1;
 	struct heat_params heat;
 	struct state *st = NULL;
 	struct control *control = NULL;
@@ -237,6 +259,13 @@ static int run_daemon(const struct options *o)
 	r = state_open(&st, o->state_dir, err, sizeof(err));
 	if (r < 0) {
 		log_err("cannot open the state: %s", err);
+		goto out;
+	}
+	/* Before touching any volume: a second tierd would fight the first over its tables. */
+	r = lock_state_dir(o->state_dir, &lock_fd);
+	if (r < 0) {
+		log_err("%s", r == -EWOULDBLOCK ? "another tierd is running on this state directory" :
+			"cannot lock the state directory");
 		goto out;
 	}
 	r = pools_open(&ctx.pools, st, err, sizeof(err));
@@ -261,7 +290,8 @@ static int run_daemon(const struct options *o)
 		r = control_open(&control, loop, o->socket, methods_handle, &ctx);
 	if (r < 0) {
 		log_err("cannot listen on %s: %s", o->socket,
-			r == -EADDRINUSE ? "another tierd is running" : strerror(-r));
+			r == -EADDRINUSE ? "another tierd is running" :
+			r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r));
 		goto out;
 	}
 	ev_signal_init(&sigterm, stop_cb, SIGTERM);
@@ -281,6 +311,8 @@ out:
 	control_close(control);
 	pools_close(ctx.pools);
 	state_close(st);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

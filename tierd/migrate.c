@@ -1,6 +1,7 @@
 #include "migrate.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct migrate_batch {
 	size_t nr;
 	struct dmtable_move moves[MIGRATE_BATCH_MAX];
 	struct extmap_loc from[MIGRATE_BATCH_MAX];
+	bool remapped[MIGRATE_BATCH_MAX]; /* in memory, by batch_commit */
 	uint64_t copied, total;
 	ev_timer poll;
 	migrate_done_fn done;
@@ -99,6 +101,69 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
  * destination (DESIGN: load, suspend, commit, resume) and keep the rest where
  * they were.
  */
+/*
+ * Read the mirrors' status; an item whose mirror failed or is missing gets
+ * -EIO. Returns how many of the items still moving are not yet in sync.
+ */
+static int batch_check_mirrors(struct migrate_batch *b)
+{
+	struct dmstatus_mirror mirrors[MIGRATE_BATCH_MAX];
+	uint64_t extent = pool_extent_sectors(b->p);
+	size_t nr = 0;
+	char *status = NULL;
+	int r, pending = 0;
+
+	r = dmctl_status(pool_name(b->p), &status);
+	if (r == 0)
+		r = dmstatus_mirrors(status, mirrors, MIGRATE_BATCH_MAX, &nr);
+	free(status);
+	if (r < 0)
+		snprintf(b->err, sizeof(b->err), "pool %s: cannot follow the copy: %s",
+			 pool_name(b->p), strerror(-r));
+	b->copied = 0;
+	b->total = 0;
+	for (size_t j = 0; j < b->nr; j++) {
+		struct migrate_item *it = &b->items[j];
+		const struct dmstatus_mirror *mirror = NULL;
+
+		for (size_t i = 0; i < nr && !mirror; i++)
+			if ((uint64_t)it->le * extent == mirrors[i].start)
+				mirror = &mirrors[i];
+		if (it->result < 0)
+			continue;
+		/* Without a status to show it, a copy is not known to be complete. */
+		if (!mirror || dmstatus_mirror_failed(mirror)) {
+			it->result = -EIO;
+			continue;
+		}
+		b->copied += mirror->in_sync;
+		b->total += mirror->regions;
+		if (!dmstatus_mirror_synced(mirror))
+			pending++;
+	}
+	return pending;
+}
+
+/* Put the extents that were to move back where they were, in memory. */
+static void batch_revert(struct migrate_batch *b, int mark_failed)
+{
+	struct extmap *m = pool_extmap(b->p);
+
+	for (size_t i = 0; i < b->nr; i++) {
+		if (!b->remapped[i])
+			continue;
+		extmap_remap(m, b->items[i].le, b->from[i].dev, b->from[i].pe);
+		b->remapped[i] = false;
+		if (mark_failed)
+			b->items[i].result = -EIO;
+	}
+}
+
+/*
+ * Every mirror is in sync or has failed: switch the synced extents to their
+ * destination (DESIGN: load, suspend, commit, resume) and keep the rest where
+ * they were.
+ */
 static void batch_commit(struct migrate_batch *b)
 {
 	struct extmap *m = pool_extmap(b->p);
@@ -113,42 +178,76 @@ static void batch_commit(struct migrate_batch *b)
 
 		b->from[i] = extmap_get(m, it->le);
 		extmap_release(m, it->dev, it->pe);
+		b->remapped[i] = it->result == 0;
 		if (it->result == 0) {
 			extmap_remap(m, it->le, it->dev, it->pe);
 			changed[nr_changed++] = it->le;
 		}
 	}
 	r = switch_to_map(b, devs, 0);
+	/*
+	 * The suspend flushed the last writes through the mirrors: one of them
+	 * may have failed on the destination just now. Committing then would
+	 * lose that write; look again.
+	 */
+	if (r == 0) {
+		int unsynced = batch_check_mirrors(b);
+
+		for (size_t i = 0; i < b->nr; i++)
+			if (b->remapped[i] && b->items[i].result < 0)
+				unsynced++;
+		if (unsynced) {
+			r = -EIO;
+			snprintf(b->err, sizeof(b->err),
+				 "pool %s: a copy failed while the volume was suspended", name);
+		}
+	}
+	if (r < 0 && volume_suspended(name)) {
+		/* Nothing committed yet: the mirrors stay live, src is complete. */
+		dmctl_clear(name);
+		dmctl_resume(name);
+		batch_revert(b, 1);
+		if (switch_to_map(b, devs, 1) == 0)
+			dmctl_resume(name);
+		batch_end(b, 0);
+		return;
+	}
 	if (r == 0) {
 		r = pool_commit(b->p, changed, nr_changed, b->err, sizeof(b->err));
-		if (r < 0)
+		if (r < 0) {
 			dmctl_clear(name);
+			dmctl_resume(name); /* the mirrors stay live: both legs equal */
+		}
 	}
-	if (r < 0 && volume_suspended(name))
-		dmctl_resume(name); /* the mirrors stay live: both legs equal */
 	if (r < 0) {
 		/*
 		 * Nothing or only part committed. Put the extents back where they
 		 * were; if a device already holds the new generation, write the old
 		 * mapping again as a newer one before the mirrors go, so no device
 		 * names a destination that stops receiving writes. If even that
-		 * fails the mirrors stay: both legs keep receiving every write.
+		 * fails the mirrors stay (both legs keep receiving every write) and
+		 * the pool takes no more moves until tierd restarts.
 		 */
 		char again[256];
 
-		for (size_t i = 0; i < b->nr; i++)
-			if (b->items[i].result == 0)
-				extmap_remap(m, b->items[i].le, b->from[i].dev, b->from[i].pe);
-		if (pool_commit(b->p, changed, nr_changed, again, sizeof(again)) == 0 &&
-		    switch_to_map(b, devs, 1) == 0)
-			dmctl_resume(name);
+		batch_revert(b, 1);
+		if (pool_commit(b->p, changed, nr_changed, again, sizeof(again)) == 0) {
+			if (switch_to_map(b, devs, 1) == 0)
+				dmctl_resume(name);
+		} else {
+			pool_set_broken(b->p, again);
+		}
 		batch_end(b, r);
 		return;
 	}
-	if (dmctl_resume(name) < 0) {
-		r = -EIO;
-		snprintf(b->err, sizeof(b->err), "cannot resume /dev/mapper/%s: %s", name,
-			 dm_reason(r));
+	r = dmctl_resume(name);
+	if (r < 0) {
+		/* The new table is committed and loaded; try once more, then say so. */
+		r = dmctl_resume(name);
+		if (r < 0)
+			snprintf(b->err, sizeof(b->err),
+				 "cannot resume /dev/mapper/%s: %s (its I/O waits; restart tierd)", name,
+				 dm_reason(r));
 	}
 	batch_end(b, r);
 }
@@ -156,45 +255,10 @@ static void batch_commit(struct migrate_batch *b)
 static void batch_poll(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct migrate_batch *b = w->data;
-	struct dmstatus_mirror mirrors[MIGRATE_BATCH_MAX];
-	uint64_t extent = pool_extent_sectors(b->p);
-	size_t nr = 0, pending = 0;
-	char *status = NULL;
-	int r;
 
 	(void)loop;
 	(void)revents;
-	r = dmctl_status(pool_name(b->p), &status);
-	if (r == 0)
-		r = dmstatus_mirrors(status, mirrors, MIGRATE_BATCH_MAX, &nr);
-	free(status);
-	if (r < 0 || nr != b->nr) {
-		snprintf(b->err, sizeof(b->err), "pool %s: cannot follow the copy: %s",
-			 pool_name(b->p), r < 0 ? strerror(-r) : "mirrors missing from the status");
-		/* The mirrors keep src authoritative: fall back to the map as it is. */
-		for (size_t i = 0; i < b->nr; i++)
-			b->items[i].result = -EIO;
-		batch_commit(b);
-		return;
-	}
-	b->copied = 0;
-	b->total = 0;
-	for (size_t i = 0; i < nr; i++) {
-		struct migrate_item *it = NULL;
-
-		for (size_t j = 0; j < b->nr && !it; j++)
-			if ((uint64_t)b->items[j].le * extent == mirrors[i].start)
-				it = &b->items[j];
-		if (!it)
-			continue;
-		b->copied += mirrors[i].in_sync;
-		b->total += mirrors[i].regions;
-		if (dmstatus_mirror_failed(&mirrors[i]))
-			it->result = -EIO;
-		else if (!dmstatus_mirror_synced(&mirrors[i]))
-			pending++;
-	}
-	if (!pending)
+	if (batch_check_mirrors(b) == 0)
 		batch_commit(b);
 }
 

@@ -1,6 +1,7 @@
 #include "pool.h"
 
 #include <dirent.h>
+#include <linux/dm-ioctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -39,6 +40,7 @@ struct pool {
 	struct pool *next;
 	int active;
 	struct pool_job *job; /* a long operation in progress */
+	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
 	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
 	struct heat_table heat;
 	struct statsparse_area *sample; /* one per extent, reused by every sample */
@@ -676,29 +678,34 @@ static int tables_equal(const struct dmtable *a, const struct dmtable *b)
  * tierd restarted while the volume stayed live: keep it if its table is what
  * the map says, else load the map's table (the map is what was committed).
  */
-static int pool_adopt_live_volume(struct pool *p, char *err, size_t err_len)
+static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size_t err_len)
 {
 	struct dmtable want = { 0 }, have = { 0 };
-	char *text = NULL, uuid[64];
+	char *text = NULL, uuid[DM_UUID_LEN], ours[64];
 	int r;
 
+	/* Anything but our own uuid, read back whole, is someone else's volume. */
 	r = dmctl_uuid(p->sp.meta.name, uuid, sizeof(uuid));
-	if (r == 0) {
-		char ours[64];
-
-		dm_uuid(p, ours);
-		if (strcmp(uuid, ours) != 0)
-			return failf(-EEXIST, err, err_len,
-				     "/dev/mapper/%s exists but is not pool %s's volume (dm uuid '%s')",
-				     p->sp.meta.name, p->sp.meta.name, uuid);
-	}
+	dm_uuid(p, ours);
+	if (r < 0 || strcmp(uuid, ours) != 0)
+		return failf(-EEXIST, err, err_len,
+			     "/dev/mapper/%s exists but is not pool %s's volume (dm uuid '%s')",
+			     p->sp.meta.name, p->sp.meta.name, r < 0 ? "unreadable" : uuid);
 	r = pool_table(p, &want, err, err_len);
 	if (r < 0)
 		return r;
 	r = dmctl_table(p->sp.meta.name, &text);
 	if (r == 0)
 		r = dmtable_parse(&have, text);
-	if (r == 0 && tables_equal(&want, &have)) {
+	if (r == 0 && tables_equal(&want, &have) && suspended) {
+		/* tierd stopped between a suspend and its resume: I/O waits on us. */
+		log_warn("pool %s: volume found suspended; resuming it", p->sp.meta.name);
+		dmctl_clear(p->sp.meta.name);
+		r = dmctl_resume(p->sp.meta.name);
+		if (r < 0)
+			fail(err, err_len, "cannot resume /dev/mapper/%s: %s", p->sp.meta.name,
+			     dm_reason(r));
+	} else if (r == 0 && tables_equal(&want, &have)) {
 		log_info("pool %s: volume already active with the expected table", p->sp.meta.name);
 	} else {
 		log_warn("pool %s: the live table differs from the extent map; loading the map's",
@@ -738,7 +745,8 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 		fail(err, err_len, "cannot query /dev/mapper/%s: %s", p->sp.meta.name, strerror(-r));
 		goto fail;
 	}
-	r = info.exists ? pool_adopt_live_volume(p, err, err_len) : pool_load_table(p, 1, err, err_len);
+	r = info.exists ? pool_adopt_live_volume(p, info.suspended, err, err_len) :
+			  pool_load_table(p, 1, err, err_len);
 	if (r < 0)
 		goto fail;
 	p->active = 1;
@@ -842,7 +850,7 @@ static int check_new_device(struct pools *ps, const char *path, bool force,
 	if (r < 0)
 		return failf(r, err, err_len, "%s: cannot examine it: %s", path, strerror(-r));
 	if (strcmp(nd->info.signature, "tierd") == 0) {
-		struct metadata_sb sb;
+		struct metadata_sb sb = { .pool_name = "?" };
 		struct pool *owner = NULL;
 		int fd;
 
@@ -1412,6 +1420,12 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 				     *dmctl_last_error() ? dmctl_last_error() : strerror(-r));
 	}
 	p->active = 0;
+	/* Forget the pool first: a crash before the wipe leaves only orphaned
+	 * superblocks, never a pool in the state whose devices were wiped. */
+	r = state_pool_delete(ps->state, p->sp.id);
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot delete it from the state: %s",
+			     p->sp.meta.name, state_last_error(ps->state));
 	if (pool_open_devices(p, err, err_len) == 0) {
 		for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
 			if (wipe_device(p->fd[i], &p->sb[i]) < 0)
@@ -1421,10 +1435,6 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 		log_warn("%s; its superblocks stay", err);
 	}
 	err[0] = '\0';
-	r = state_pool_delete(ps->state, p->sp.id);
-	if (r < 0)
-		return failf(r, err, err_len, "pool %s: cannot delete it from the state: %s",
-			     p->sp.meta.name, state_last_error(ps->state));
 	pools_unlink(ps, p);
 	pool_free(p);
 	return 0;
@@ -1746,8 +1756,19 @@ static int extents_by_dev(const struct pool *p, uint32_t first, uint32_t count, 
 	return 0;
 }
 
+void pool_set_broken(struct pool *p, const char *why)
+{
+	snprintf(p->broken, sizeof(p->broken), "%s", why);
+	log_err("pool %s: its metadata could not be written (%s); no more moves until tierd"
+		" restarts", p->sp.meta.name, why);
+}
+
 static int pool_check_idle(const struct pool *p, char *err, size_t err_len)
 {
+	if (p->broken[0])
+		return failf(-EIO, err, err_len,
+			     "pool %s takes no moves until tierd restarts: its metadata could not be"
+			     " written (%s)", p->sp.meta.name, p->broken);
 	if (!p->active)
 		return failf(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
 			     p->sp.meta.name);

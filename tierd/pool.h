@@ -109,6 +109,11 @@ int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size
 /* Load t as p's inactive table (before a suspend). */
 int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_t err_len);
 /*
+ * After a commit that could not be undone on the devices: the pool takes no
+ * more moves until tierd restarts (activation adopts the newest generation).
+ */
+void pool_set_broken(struct pool *p, const char *why);
+/*
  * Commit the in-memory map: the next generation to every device, then the
  * state, which rewrites only the changed extents when they are given
  * (changed = NULL: everything).

@@ -54,6 +54,20 @@ tierd_stop KILL
 tierd_start
 check "after kill -9 + restart"
 
+step "tierd killed while the volume was suspended: the restart resumes it"
+tierd_stop KILL
+dmsetup suspend tank
+tierd_start
+dmsetup info tank | grep -q '^State: *ACTIVE' || fail "still suspended: $(dmsetup info tank)"
+check "after a restart over a suspended volume"
+
+step "a second tierd on the same state refuses to start and touches nothing"
+rc=0
+"$TIERD" --state-dir "$TIERD_STATE" --socket /run/tierd/second.sock 2>/tmp/second.log || rc=$?
+assert_eq "second tierd's exit status" 1 "$rc"
+grep -q "another tierd is running" /tmp/second.log || fail "unclear message: $(cat /tmp/second.log)"
+check "after a second tierd tried to start"
+
 step "a deactivated pool stays inactive across a restart"
 tierctl_ok pool deactivate tank
 tierd_stop TERM

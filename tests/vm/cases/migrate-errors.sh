@@ -1,0 +1,50 @@
+#!/bin/bash
+# A move whose destination fails (the SSD's data area turned into the `error`
+# target): the move ends cleanly with an error, the extents stay on the HDD,
+# the data is intact, and once the SSD works again the same move succeeds.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+hdd=$(vm_loop_create 128M)
+ssd_loop=$(vm_loop_create 64M)
+mm=$(stat -L -c '%t:%T' "$ssd_loop")
+mm=$((16#${mm%:*})):$((16#${mm#*:}))
+sectors=$((64 << 11))
+echo "0 $sectors linear $mm 0" | dmsetup create ssdwrap
+ssd=/dev/mapper/ssdwrap
+E=$((4 << 20))
+tierd_start
+
+tierctl_ok pool create tank --hdd "$hdd"
+tierctl_ok tier attach tank --ssd "$ssd" --no-grow
+vol=/dev/mapper/tank
+vm_random_file /tmp/data "$(blockdev --getsize64 $vol)"
+dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
+table_before=$(dmsetup table tank)
+
+step "the SSD's data area fails: the move is refused extent by extent"
+# tierd's metadata area (the first 2 MiB) keeps working; the data area errors.
+dmsetup reload ssdwrap <<TABLE
+0 4096 linear $mm 0
+4096 $((sectors - 4096)) error
+TABLE
+dmsetup suspend ssdwrap
+dmsetup resume ssdwrap
+tierctl_fails 1 "could not move" extent move tank 10 2 --tier ssd
+assert_eq "table after the failed move" "$table_before" "$(dmsetup table tank)"
+assert_eq "SSD extents used" 0 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+grep -q "could not move to" /tmp/tierd.log || fail "the failure is not in tierd's log"
+vm_drop_caches
+assert_eq "volume contents after the failed move" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+
+step "the SSD works again: the same move succeeds"
+echo "0 $sectors linear $mm 0" | dmsetup reload ssdwrap
+dmsetup suspend ssdwrap
+dmsetup resume ssdwrap
+tierctl_ok extent move tank 10 2 --tier ssd
+assert_eq "SSD extents used" 2 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+vm_drop_caches
+assert_eq "volume contents after the move" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+assert_eq "extent 10 on the SSD" "$(vm_sha256 /tmp/data $E $((10 * E)))" \
+	"$(vm_sha256 "$ssd" $E $((2 << 20)))"
+tierd_stop TERM
+echo "migrate-errors: ok"
