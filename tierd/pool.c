@@ -19,6 +19,7 @@
 #include "blockdev.h"
 #include "dmctl.h"
 #include "dmtable.h"
+#include "fault.h"
 #include "iostats.h"
 #include "log.h"
 #include "metadata.h"
@@ -484,6 +485,7 @@ int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char
 
 	if (r < 0)
 		return r;
+	fault_point("commit-after-devices");
 	r = changed ? state_pool_save_extents(p->ps->state, &p->sp, changed, nr_changed) :
 		      state_pool_save(p->ps->state, &p->sp);
 	/* The devices hold the new generation: activation adopts it even so. */
@@ -620,6 +622,72 @@ static int pool_open_devices(struct pool *p, char *err, size_t err_len)
 }
 
 /*
+ * Switch p to the device list of newer metadata: an attach or a detach that
+ * stopped between the devices' commit and the state's added or dropped one.
+ * Devices kept keep their open fd; a new one is found by its uuid.
+ */
+static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, char *err,
+			     size_t err_len)
+{
+	struct pool *next = pool_new();
+	int reused[METADATA_MAX_DEVS] = { 0 }, from_p[METADATA_MAX_DEVS];
+	char uuid[37];
+
+	if (!next)
+		return failf(-ENOMEM, err, err_len, "out of memory");
+	next->sp.meta = *meta;
+	for (unsigned i = 0; i < meta->nr_devs; i++) {
+		unsigned j;
+
+		for (j = 0; j < p->sp.meta.nr_devs &&
+			    memcmp(p->sp.meta.devs[j].uuid, meta->devs[i].uuid, 16); j++)
+			;
+		from_p[i] = j < p->sp.meta.nr_devs ? (int)j : -1;
+		if (from_p[i] >= 0) {
+			next->fd[i] = p->fd[j];
+			next->sb[i] = p->sb[j];
+			memcpy(next->slot_gen[i], p->slot_gen[j], sizeof(next->slot_gen[i]));
+			memcpy(next->sp.paths[i], p->sp.paths[j], sizeof(next->sp.paths[i]));
+			reused[j] = 1;
+		} else if (scan_for_device(next, i) < 0) {
+			metadata_uuid_format(meta->devs[i].uuid, uuid);
+			for (unsigned k = 0; k < i; k++)
+				if (from_p[k] < 0)
+					close(next->fd[k]);
+			for (unsigned k = 0; k < METADATA_MAX_DEVS; k++)
+				next->fd[k] = -1; /* the rest belong to p */
+			pool_free(next);
+			return failf(-ENODEV, err, err_len,
+				     "pool %s: its newest metadata names device %s, which is missing",
+				     p->sp.meta.name, uuid);
+		} else {
+			for (unsigned slot = 0; slot < 2; slot++)
+				read_slot(next->fd[i], &next->sb[i], slot, &next->slot_gen[i][slot], NULL,
+					  NULL);
+			log_info("pool %s: %s joins from the newest metadata", p->sp.meta.name,
+				 next->sp.paths[i]);
+		}
+	}
+	for (unsigned j = 0; j < p->sp.meta.nr_devs; j++) {
+		if (reused[j] || p->fd[j] < 0)
+			continue;
+		log_info("pool %s: %s left the pool in the newest metadata", p->sp.meta.name,
+			 p->sp.paths[j]);
+		close(p->fd[j]);
+	}
+	p->sp.meta = *meta;
+	for (unsigned i = 0; i < METADATA_MAX_DEVS; i++) {
+		p->fd[i] = next->fd[i];
+		p->sb[i] = next->sb[i];
+		memcpy(p->slot_gen[i], next->slot_gen[i], sizeof(p->slot_gen[i]));
+		memcpy(p->sp.paths[i], next->sp.paths[i], sizeof(p->sp.paths[i]));
+		next->fd[i] = -1;
+	}
+	pool_free(next);
+	return 0;
+}
+
+/*
  * The devices are written before the state, so after a crash between the two
  * a device may hold a newer generation: it is complete, adopt it.
  */
@@ -647,19 +715,16 @@ static int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	if (r < 0 || gen != best)
 		return failf(r < 0 ? r : -EIO, err, err_len, "pool %s: cannot re-read metadata on %s",
 			     p->sp.meta.name, p->sp.paths[best_dev]);
-	if (meta.nr_devs != p->sp.meta.nr_devs) {
-		extmap_destroy(&map);
-		return failf(-EUCLEAN, err, err_len,
-			     "pool %s: the metadata on %s (generation %llu) lists %u devices, the state %u;"
-			     " import the pool again", p->sp.meta.name, p->sp.paths[best_dev],
-			     (unsigned long long)best, meta.nr_devs, p->sp.meta.nr_devs);
-	}
 	log_warn("pool %s: metadata generation %llu on %s is newer than the state's %llu; using it",
 		 p->sp.meta.name, (unsigned long long)best, p->sp.paths[best_dev],
 		 (unsigned long long)p->sp.meta.generation);
+	r = pool_take_devices(p, &meta, err, err_len);
+	if (r < 0) {
+		extmap_destroy(&map);
+		return r;
+	}
 	extmap_destroy(&p->sp.map);
 	p->sp.map = map;
-	p->sp.meta = meta;
 	r = state_pool_save(p->ps->state, &p->sp);
 	if (r < 0)
 		return failf(r, err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
@@ -859,9 +924,14 @@ static int check_new_device(struct pools *ps, const char *path, bool force,
 				owner = pools_find_uuid(ps, sb.pool_uuid);
 			close(fd);
 		}
-		if (owner && !(owner == attach_to && !pool_has_dev_uuid(owner, sb.dev_uuid)))
+		if (owner && pool_has_dev_uuid(owner, sb.dev_uuid))
 			return failf(-EBUSY, err, err_len, "%s already belongs to pool %s", path,
 				     owner->sp.meta.name);
+		/* Left by an attach or detach of that pool that did not finish. */
+		if (owner && owner != attach_to && !force)
+			return failf(-EEXIST, err, err_len,
+				     "%s carries a leftover superblock of pool %s, which does not use"
+				     " it; use --force to overwrite it", path, owner->sp.meta.name);
 		if (!owner && !force)
 			return failf(-EEXIST, err, err_len,
 				     "%s belongs to tierd pool '%s', unknown here: import it with"
@@ -1361,6 +1431,7 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	p->fd[dev] = -1;
 	if (r < 0)
 		goto undo_meta;
+	fault_point("attach-after-devices");
 	r = pool_reopen_device(p, dev, &nd, err, err_len);
 	if (r == 0)
 		r = state_pool_save(ps->state, &p->sp);
