@@ -1055,6 +1055,26 @@ static int pool_reopen_device(struct pool *p, unsigned dev, struct new_dev *nd, 
 	return 0;
 }
 
+/* A new pool whose devices are written: into the state, its volume created, heat on. */
+static int pool_register(struct pools *ps, struct pool *p, char *err, size_t err_len)
+{
+	int r = state_pool_insert(ps->state, &p->sp);
+
+	if (r < 0)
+		return failf(r, err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
+			     state_last_error(ps->state));
+	r = pool_load_table(p, 1, err, err_len);
+	if (r < 0) {
+		state_pool_delete(ps->state, p->sp.id);
+		return r;
+	}
+	p->active = 1;
+	pools_link(ps, p);
+	if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0)
+		pool_stats_start(p);
+	return 0;
+}
+
 int pool_create(struct pools *ps, const struct pool_create_args *a, struct pool **out, char *err,
 		size_t err_len)
 {
@@ -1166,21 +1186,9 @@ int pool_create(struct pools *ps, const struct pool_create_args *a, struct pool 
 		if (r < 0)
 			goto unformat;
 	}
-	r = state_pool_insert(ps->state, &p->sp);
-	if (r < 0) {
-		fail(err, err_len, "pool %s: cannot save the state: %s", a->name,
-		     state_last_error(ps->state));
+	r = pool_register(ps, p, err, err_len);
+	if (r < 0)
 		goto unformat;
-	}
-	r = pool_load_table(p, 1, err, err_len);
-	if (r < 0) {
-		state_pool_delete(ps->state, p->sp.id);
-		goto unformat;
-	}
-	p->active = 1;
-	pools_link(ps, p);
-	if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0)
-		pool_stats_start(p);
 	*out = p;
 	return 0;
 unformat:
@@ -1309,21 +1317,9 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct po
 		goto out;
 	}
 	p->sp.want_active = 1;
-	r = state_pool_insert(ps->state, &p->sp);
-	if (r < 0) {
-		fail(err, err_len, "pool %s: cannot save the state: %s", p->sp.meta.name,
-		     state_last_error(ps->state));
+	r = pool_register(ps, p, err, err_len);
+	if (r < 0)
 		goto out;
-	}
-	r = pool_load_table(p, 1, err, err_len);
-	if (r < 0) {
-		state_pool_delete(ps->state, p->sp.id);
-		goto out;
-	}
-	p->active = 1;
-	pools_link(ps, p);
-	if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0)
-		pool_stats_start(p);
 	*out = p;
 	p = NULL;
 out:
