@@ -58,6 +58,8 @@ static void reply_pool_or_error(struct control_conn *conn, int r, struct pool *p
 		control_reply(conn, rpc_reply_ok(pool_to_json(p)));
 }
 
+static json_object *methods_json(void);
+
 static void daemon_version(struct control_conn *conn, struct methods_ctx *m, json_object *params)
 {
 	json_object *o;
@@ -68,6 +70,7 @@ static void daemon_version(struct control_conn *conn, struct methods_ctx *m, jso
 	o = json_object_new_object();
 	json_object_object_add(o, "version", json_object_new_string(TIERD_VERSION));
 	json_object_object_add(o, "protocol", json_object_new_int(RPC_PROTOCOL));
+	json_object_object_add(o, "methods", methods_json());
 	control_reply(conn, rpc_reply_ok(o));
 }
 
@@ -354,6 +357,21 @@ static const struct method methods[] = {
 	{ "tier.detach", 1, tier_detach_method },
 	{ "extent.move", 1, extent_move_method },
 };
+
+/* What a client (or a test checking every mutating method) can call. */
+static json_object *methods_json(void)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(methods[i].name));
+		json_object_object_add(o, "mutating", json_object_new_boolean(methods[i].mutating));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
 
 void methods_handle(struct control_conn *conn, const struct rpc_request *req, void *ctx)
 {
