@@ -31,7 +31,7 @@ int heat_params_valid(const struct heat_params *p);
 
 struct heat_extent {
 	float heat;     /* 24 bits of precision is plenty to rank extents */
-	uint32_t flags; /* not used by heat: zeroed on init and growth, then left alone */
+	uint32_t moved_at; /* unix time of the last move (tierd), 0: never; heat only zeroes it */
 	uint64_t reads, writes; /* totals since the table was made, for display */
 };
 

@@ -164,7 +164,7 @@ static void test_apply_errors(void)
 	heat_table_destroy(&t);
 }
 
-static void test_totals_and_flags(void)
+static void test_totals_and_moved_at(void)
 {
 	struct heat_params p;
 	struct heat_table t;
@@ -175,15 +175,15 @@ static void test_totals_and_flags(void)
 
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, 2));
-	t.e[0].flags = 0xabcd;
+	t.e[0].moved_at = 0xabcd;
 	for (uint64_t i = 0; i < 3; i++)
 		CHECK_OK(heat_apply(&t, &p, a, 2, T0 + i * 10 * NS_PER_S));
 	CHECK_UINT(t.e[0].reads, 9);
 	CHECK_UINT(t.e[0].writes, 15);
 	CHECK_UINT(t.e[1].reads, 12000000000ull); /* totals outgrow one sample's 32 bits */
 	CHECK_UINT(t.e[1].writes, 0);
-	CHECK_UINT(t.e[0].flags, 0xabcd);
-	CHECK_UINT(t.e[1].flags, 0);
+	CHECK_UINT(t.e[0].moved_at, 0xabcd);
+	CHECK_UINT(t.e[1].moved_at, 0);
 	heat_table_destroy(&t);
 }
 
@@ -411,7 +411,7 @@ static void test_table(void)
 	CHECK_OK(heat_table_init(&t, 3));
 	CHECK_UINT(t.nr, 3);
 	CHECK_OK(heat_apply(&t, &p, a, 3, T0));
-	t.e[2].flags = 1;
+	t.e[2].moved_at = 1;
 	/* Growing keeps every extent and adds cold ones. */
 	CHECK_OK(heat_table_resize(&t, 1000));
 	CHECK_UINT(t.nr, 1000);
@@ -420,12 +420,12 @@ static void test_table(void)
 		CHECK_NEAR(t.e[i].heat, i + 1, 0);
 		CHECK_UINT(t.e[i].reads, i + 1);
 	}
-	CHECK_UINT(t.e[2].flags, 1);
+	CHECK_UINT(t.e[2].moved_at, 1);
 	for (uint32_t i = 3; i < 1000; i++) {
 		CHECK_NEAR(t.e[i].heat, 0, 0);
 		CHECK_UINT(t.e[i].reads, 0);
 		CHECK_UINT(t.e[i].writes, 0);
-		CHECK_UINT(t.e[i].flags, 0);
+		CHECK_UINT(t.e[i].moved_at, 0);
 	}
 	/* Shrinking keeps the head; growing again brings back cold extents, not old values. */
 	CHECK_OK(heat_table_resize(&t, 2));
@@ -433,7 +433,7 @@ static void test_table(void)
 	CHECK_OK(heat_table_resize(&t, 3));
 	CHECK_NEAR(t.e[0].heat, 1, 0);
 	CHECK_NEAR(t.e[2].heat, 0, 0);
-	CHECK_UINT(t.e[2].flags, 0);
+	CHECK_UINT(t.e[2].moved_at, 0);
 	/* A sample must match the new size. */
 	CHECK_INT(heat_apply(&t, &p, a, 2, T0 + 1), -EINVAL);
 	CHECK_OK(heat_apply(&t, &p, a, 3, T0 + 1));
@@ -494,7 +494,7 @@ int main(void)
 	test_decay_factor();
 	test_decay_apply();
 	test_apply_errors();
-	test_totals_and_flags();
+	test_totals_and_moved_at();
 	test_weights();
 	test_large_io();
 	test_merged();

@@ -1,0 +1,573 @@
+#include "planner.h"
+
+#include <errno.h>
+#include <float.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Every queue of the planner (pins to promote, candidates to promote,
+ * victims to demote) is a binary max-heap of 64-bit keys that hold the
+ * whole ranking: heat (31 bits, the bit pattern of a non-negative float
+ * orders like its value), then unwritten, then the complement of le, so
+ * ties go to unwritten extents, then to the lower le.  Comparing keys
+ * instead of extents keeps the heap in 8 bytes an entry and out of the
+ * extent array, which matters at millions of candidates.
+ *
+ * Building a heap is O(n) and each move pops O(log n), so a run costs
+ * O(nr + moves log nr): a cheap pass over the extents when few move.
+ */
+
+#define PLANNER_LE_BITS 32
+#define PLANNER_UNWRITTEN_BIT (UINT64_C(1) << PLANNER_LE_BITS)
+#define PLANNER_HEAT_SHIFT (PLANNER_LE_BITS + 1)
+#define PLANNER_HEAT_MASK UINT32_C(0x7fffffff)
+
+struct planner_heap {
+	uint64_t *key;
+	size_t nr;
+};
+
+static uint32_t planner_heat_bits(float heat)
+{
+	uint32_t bits;
+
+	/* -0.0 has the sign bit set: adding +0.0 makes it +0.0. */
+	heat += 0.0f;
+	memcpy(&bits, &heat, sizeof(bits));
+	return bits & PLANNER_HEAT_MASK;
+}
+
+/* hottest: rank the hottest first; otherwise the coldest. */
+static uint64_t planner_key(const struct planner_extent *e, uint32_t le, bool hottest)
+{
+	uint32_t heat = planner_heat_bits(e->heat);
+
+	if (!hottest)
+		heat = ~heat & PLANNER_HEAT_MASK;
+	return (uint64_t)heat << PLANNER_HEAT_SHIFT | (e->unwritten ? PLANNER_UNWRITTEN_BIT : 0) |
+	       (uint32_t)~le;
+}
+
+static uint32_t planner_key_le(uint64_t key)
+{
+	return ~(uint32_t)key;
+}
+
+static void planner_sift_down(struct planner_heap *h, size_t k)
+{
+	uint64_t moving = h->key[k];
+
+	for (;;) {
+		size_t child = 2 * k + 1;
+
+		if (child >= h->nr)
+			break;
+		if (child + 1 < h->nr && h->key[child + 1] > h->key[child])
+			child++;
+		if (h->key[child] <= moving)
+			break;
+		h->key[k] = h->key[child];
+		k = child;
+	}
+	h->key[k] = moving;
+}
+
+static void planner_heapify(struct planner_heap *h)
+{
+	for (size_t k = h->nr / 2; k-- > 0;)
+		planner_sift_down(h, k);
+}
+
+static void planner_swap_keys(uint64_t *a, uint64_t *b)
+{
+	uint64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Heapsort of key[lo, hi), highest first: the slow but sure way out of a bad quickselect. */
+static void planner_sort_range(uint64_t *key, size_t lo, size_t hi)
+{
+	struct planner_heap h = { key + lo, hi - lo };
+
+	/* A max-heap sorts ascending; reversing costs less than a second comparator. */
+	planner_heapify(&h);
+	for (size_t n = h.nr; n > 1; n--) {
+		planner_swap_keys(&h.key[0], &h.key[n - 1]);
+		h.nr = n - 1;
+		planner_sift_down(&h, 0);
+	}
+	for (size_t i = lo, j = hi; i + 1 < j; i++, j--)
+		planner_swap_keys(&key[i], &key[j - 1]);
+}
+
+/*
+ * Keep the k highest keys (keys are distinct: each holds its le).  A run
+ * moves at most k candidates, often far fewer than there are, and popping
+ * from a heap of k is cheaper than from one of millions.  Quickselect,
+ * O(n); it falls back to sorting a range that refuses to shrink, so no
+ * input makes it quadratic.
+ */
+static void planner_heap_keep_top(struct planner_heap *h, size_t k)
+{
+	uint64_t *key = h->key;
+	size_t lo = 0, hi = h->nr, depth = 0;
+
+	if (k >= h->nr)
+		return;
+	h->nr = k;
+	if (!k)
+		return;
+	for (size_t n = hi; n; n >>= 1)
+		depth += 2;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, store = lo;
+
+		if (!depth--) {
+			planner_sort_range(key, lo, hi);
+			break;
+		}
+		/* Median of three as the pivot, parked at the end. */
+		if (key[lo] > key[mid])
+			planner_swap_keys(&key[lo], &key[mid]);
+		if (key[mid] > key[hi - 1])
+			planner_swap_keys(&key[mid], &key[hi - 1]);
+		if (key[lo] > key[mid])
+			planner_swap_keys(&key[lo], &key[mid]);
+		planner_swap_keys(&key[mid], &key[hi - 1]);
+		for (size_t i = lo; i < hi - 1; i++)
+			if (key[i] > key[hi - 1])
+				planner_swap_keys(&key[i], &key[store++]);
+		planner_swap_keys(&key[store], &key[hi - 1]);
+		/* key[lo, store) are above the pivot, now at store, and the rest below. */
+		if (store == k || store + 1 == k)
+			break;
+		if (store < k)
+			lo = store + 1;
+		else
+			hi = store;
+	}
+}
+
+static bool planner_heap_empty(const struct planner_heap *h)
+{
+	return h->nr == 0;
+}
+
+static uint32_t planner_heap_top(const struct planner_heap *h)
+{
+	return planner_key_le(h->key[0]);
+}
+
+static uint32_t planner_heap_pop(struct planner_heap *h)
+{
+	uint32_t le = planner_heap_top(h);
+
+	h->key[0] = h->key[--h->nr];
+	if (h->nr)
+		planner_sift_down(h, 0);
+	return le;
+}
+
+/* The state of one planning run: free space and budget as the moves so far leave them. */
+struct planner_run {
+	const struct planner_input *in;
+	const struct policy *policy;
+	struct plan *plan;
+	/* 64 bits: promotions add to hdd_free, whatever it started at. */
+	uint64_t ssd_free, hdd_free;
+	uint64_t moves_left;
+	/* The budget ran out: a plan ends at its first move that does not fit. */
+	bool exhausted;
+	double ssd_heat;
+	uint32_t ssd_mapped;
+};
+
+/*
+ * Room in the budget for n more moves (a swap asks for both at once, so
+ * that half of one is never planned).
+ */
+static bool planner_budget(struct planner_run *run, uint64_t n)
+{
+	if (run->moves_left < n)
+		run->exhausted = true;
+	return !run->exhausted;
+}
+
+static void planner_emit(struct planner_run *run, uint32_t le, uint8_t to)
+{
+	struct plan *p = run->plan;
+	double heat = run->in->ext[le].heat;
+
+	p->moves[p->nr++] = (struct planner_move){ .le = le, .to = to };
+	run->moves_left--;
+	if (to == PLANNER_SSD) {
+		run->ssd_free--;
+		run->hdd_free++;
+		run->ssd_heat += heat;
+		run->ssd_mapped++;
+		p->promote_extents++;
+		p->promote_bytes += run->in->extent_bytes;
+	} else {
+		run->hdd_free--;
+		run->ssd_free++;
+		run->ssd_heat -= heat;
+		run->ssd_mapped--;
+		p->demote_extents++;
+		p->demote_bytes += run->in->extent_bytes;
+	}
+}
+
+/* Long enough in place to move again (min_residency); an extent never moved always is. */
+static bool planner_settled(const struct planner_run *run, const struct planner_extent *e)
+{
+	uint32_t min = run->policy->min_residency_s;
+
+	/* A move stamped in the future (the clock went back) counts as just now. */
+	return !min || !e->moved_at ||
+	       (run->in->now >= e->moved_at && run->in->now - e->moved_at >= min);
+}
+
+/*
+ * The coldest victim that may move, dropping those that may not: only
+ * pins displace recently moved extents, and their turn is over when this
+ * is called.
+ */
+static bool planner_next_victim(struct planner_run *run, struct planner_heap *victims,
+				uint32_t *le)
+{
+	while (!planner_heap_empty(victims)) {
+		*le = planner_heap_top(victims);
+		if (planner_settled(run, &run->in->ext[*le]))
+			return true;
+		planner_heap_pop(victims);
+	}
+	return false;
+}
+
+/* Extents pinned to the HDD that sit on the SSD, from *next on, as far as the HDD has room. */
+static void planner_pins_to_hdd(struct planner_run *run, const uint32_t *pins, size_t nr,
+				size_t *next)
+{
+	for (; *next < nr && run->hdd_free && planner_budget(run, 1); ++*next)
+		planner_emit(run, pins[*next], PLANNER_HDD);
+}
+
+/* Hottest pins first, so that when they outnumber the SSD the ones that matter most get on. */
+static void planner_pins_to_ssd(struct planner_run *run, struct planner_heap *pins,
+				struct planner_heap *victims)
+{
+	while (!planner_heap_empty(pins)) {
+		if (run->ssd_free) {
+			if (!planner_budget(run, 1))
+				return;
+			planner_emit(run, planner_heap_pop(pins), PLANNER_SSD);
+			continue;
+		}
+		/* A pin beats heat and residency: any unpinned extent makes room. */
+		if (planner_heap_empty(victims) || !run->hdd_free || !planner_budget(run, 2))
+			return;
+		planner_emit(run, planner_heap_pop(victims), PLANNER_HDD);
+		planner_emit(run, planner_heap_pop(pins), PLANNER_SSD);
+	}
+}
+
+/* Down to the policy's free SSD space (pins may have eaten into it), coldest first. */
+static void planner_restore_headroom(struct planner_run *run, struct planner_heap *victims,
+				     uint64_t headroom)
+{
+	uint32_t le;
+
+	while (run->ssd_free < headroom && run->hdd_free &&
+	       planner_next_victim(run, victims, &le) && planner_budget(run, 1)) {
+		planner_heap_pop(victims);
+		planner_emit(run, le, PLANNER_HDD);
+	}
+}
+
+/* promote = none, demote = all: coldest first, so the hottest keep the SSD longest. */
+static void planner_demote_all(struct planner_run *run, struct planner_heap *victims)
+{
+	uint32_t le;
+
+	while (run->hdd_free && planner_next_victim(run, victims, &le) && planner_budget(run, 1)) {
+		planner_heap_pop(victims);
+		planner_emit(run, le, PLANNER_HDD);
+	}
+}
+
+/* Free SSD space above the headroom takes the hottest candidates, no questions asked. */
+static void planner_fill(struct planner_run *run, struct planner_heap *candidates,
+			 uint64_t headroom)
+{
+	while (run->ssd_free > headroom && !planner_heap_empty(candidates) &&
+	       planner_budget(run, 1))
+		planner_emit(run, planner_heap_pop(candidates), PLANNER_SSD);
+}
+
+/*
+ * The hottest candidate against the coldest victim: once that pair is not
+ * worth a swap, no other pair is.  Hysteresis keeps two extents of about
+ * the same heat from trading places every run.
+ */
+static void planner_swap(struct planner_run *run, struct planner_heap *candidates,
+			 struct planner_heap *victims)
+{
+	const struct planner_extent *ext = run->in->ext;
+	uint32_t victim;
+
+	while (!planner_heap_empty(candidates) && planner_next_victim(run, victims, &victim)) {
+		uint32_t candidate = planner_heap_top(candidates);
+
+		if (!((double)ext[candidate].heat > run->policy->hysteresis * ext[victim].heat))
+			return;
+		/* Either order leaves free space as it was; the first move must fit now. */
+		if ((!run->hdd_free && !run->ssd_free) || !planner_budget(run, 2))
+			return;
+		planner_heap_pop(candidates);
+		planner_heap_pop(victims);
+		if (run->hdd_free) {
+			planner_emit(run, victim, PLANNER_HDD);
+			planner_emit(run, candidate, PLANNER_SSD);
+		} else {
+			planner_emit(run, candidate, PLANNER_SSD);
+			planner_emit(run, victim, PLANNER_HDD);
+		}
+	}
+}
+
+/* The extents sorted into the queues each step takes from. */
+struct planner_queues {
+	uint32_t *pins_to_hdd; /* in le order */
+	size_t nr_pins_to_hdd;
+	struct planner_heap pins_to_ssd, candidates; /* hottest first */
+	struct planner_heap victims;                 /* coldest first */
+};
+
+static bool planner_candidate(const struct planner_run *run, const struct planner_extent *e)
+{
+	const struct policy *p = run->policy;
+
+	if (e->tier != PLANNER_HDD || e->pin != PLANNER_NONE || p->promote == POLICY_PROMOTE_NONE)
+		return false;
+	if (p->promote == POLICY_PROMOTE_HEAT && !((double)e->heat >= p->min_heat))
+		return false;
+	return planner_settled(run, e);
+}
+
+struct planner_counts {
+	size_t pins_to_hdd, pins_to_ssd, candidates, victims;
+	uint32_t ssd_mapped, mapped;
+	double heat, ssd_heat;
+};
+
+/* One pass: reject bad extents and size the queues. */
+static int planner_count(const struct planner_run *run, struct planner_counts *c)
+{
+	const struct planner_input *in = run->in;
+
+	*c = (struct planner_counts){ 0 };
+	for (uint32_t le = 0; le < in->nr; le++) {
+		const struct planner_extent *e = &in->ext[le];
+
+		if (e->tier > PLANNER_SSD || e->pin > PLANNER_SSD || !(e->heat >= 0) ||
+		    e->heat > FLT_MAX)
+			return -EINVAL;
+		if (e->tier == PLANNER_NONE)
+			continue;
+		c->mapped++;
+		c->heat += e->heat;
+		if (e->tier == PLANNER_SSD) {
+			c->ssd_mapped++;
+			c->ssd_heat += e->heat;
+			if (e->pin == PLANNER_HDD)
+				c->pins_to_hdd++;
+			else if (e->pin == PLANNER_NONE)
+				c->victims++;
+		} else if (e->pin == PLANNER_SSD) {
+			c->pins_to_ssd++;
+		} else if (planner_candidate(run, e)) {
+			c->candidates++;
+		}
+	}
+	return 0;
+}
+
+/* max_candidates: more candidates than that cannot be promoted by one run. */
+static void planner_fill_queues(const struct planner_run *run, struct planner_queues *q,
+				size_t max_candidates)
+{
+	const struct planner_input *in = run->in;
+
+	for (uint32_t le = 0; le < in->nr; le++) {
+		const struct planner_extent *e = &in->ext[le];
+
+		if (e->tier == PLANNER_SSD) {
+			if (e->pin == PLANNER_HDD)
+				q->pins_to_hdd[q->nr_pins_to_hdd++] = le;
+			else if (e->pin == PLANNER_NONE)
+				q->victims.key[q->victims.nr++] = planner_key(e, le, false);
+		} else if (e->tier == PLANNER_HDD) {
+			if (e->pin == PLANNER_SSD)
+				q->pins_to_ssd.key[q->pins_to_ssd.nr++] = planner_key(e, le, true);
+			else if (planner_candidate(run, e))
+				q->candidates.key[q->candidates.nr++] = planner_key(e, le, true);
+		}
+	}
+	planner_heap_keep_top(&q->candidates, max_candidates);
+	planner_heapify(&q->pins_to_ssd);
+	planner_heapify(&q->candidates);
+	planner_heapify(&q->victims);
+}
+
+static void planner_queues_destroy(struct planner_queues *q)
+{
+	free(q->pins_to_hdd);
+	free(q->pins_to_ssd.key);
+	free(q->candidates.key);
+	free(q->victims.key);
+}
+
+/* malloc that treats 0 as "nothing needed" rather than as a failure. */
+static int planner_alloc(void **p, size_t nr, size_t size)
+{
+	*p = NULL;
+	if (!nr)
+		return 0;
+	*p = malloc(nr * size);
+	return *p ? 0 : -ENOMEM;
+}
+
+static void planner_steps(struct planner_run *run, struct planner_queues *q)
+{
+	const struct policy *p = run->policy;
+	/* Rounded down: a small SSD keeps every extent it can. */
+	uint64_t headroom = (uint64_t)(p->ssd_headroom * run->in->ssd_capacity);
+	size_t next_pin_to_hdd = 0;
+
+	/* HDD pins first: the SSD space they free may be what the SSD pins need. */
+	planner_pins_to_hdd(run, q->pins_to_hdd, q->nr_pins_to_hdd, &next_pin_to_hdd);
+	planner_pins_to_ssd(run, &q->pins_to_ssd, &q->victims);
+	/* Promotions may have freed the HDD room that HDD pins were waiting for. */
+	planner_pins_to_hdd(run, q->pins_to_hdd, q->nr_pins_to_hdd, &next_pin_to_hdd);
+
+	if (p->demote == POLICY_DEMOTE_ALL) {
+		planner_demote_all(run, &q->victims);
+		return;
+	}
+	planner_restore_headroom(run, &q->victims, headroom);
+	if (p->promote == POLICY_PROMOTE_NONE)
+		return;
+	planner_fill(run, &q->candidates, headroom);
+	planner_swap(run, &q->candidates, &q->victims);
+}
+
+static int planner_input_valid(const struct planner_input *in)
+{
+	if (!in || (!in->ext && in->nr) || !in->extent_bytes || in->ssd_free > in->ssd_capacity ||
+	    policy_valid(in->policy) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int planner_plan(const struct planner_input *in, struct plan *out)
+{
+	struct planner_queues q = { 0 };
+	struct planner_counts c;
+	struct planner_run run;
+	uint64_t max_moves, max_candidates;
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	*out = (struct plan){ 0 };
+	r = planner_input_valid(in);
+	if (r < 0)
+		return r;
+	run = (struct planner_run){
+		.in = in,
+		.policy = in->policy,
+		.plan = out,
+		.ssd_free = in->ssd_free,
+		.hdd_free = in->hdd_free,
+		.moves_left = in->max_bytes ? in->max_bytes / in->extent_bytes : UINT64_MAX,
+	};
+	r = planner_count(&run, &c);
+	if (r < 0)
+		return r;
+	if (c.ssd_mapped > in->ssd_capacity - in->ssd_free)
+		return -EINVAL;
+	run.ssd_heat = c.ssd_heat;
+	run.ssd_mapped = c.ssd_mapped;
+	out->ssd_share_before = c.heat > 0 ? c.ssd_heat / c.heat : 0;
+	out->ssd_share_after = out->ssd_share_before;
+	if (!in->ssd_capacity)
+		return 0;
+
+	/*
+	 * Each extent moves at most once, a promotion needs a free SSD extent
+	 * and a demotion frees one: at most ssd_free + 2 * ssd_mapped moves.
+	 */
+	max_moves = (uint64_t)in->ssd_free + 2 * (uint64_t)c.ssd_mapped;
+	if (max_moves > c.mapped)
+		max_moves = c.mapped;
+	if (max_moves > run.moves_left)
+		max_moves = run.moves_left;
+
+	r = planner_alloc((void **)&q.pins_to_hdd, c.pins_to_hdd, sizeof(*q.pins_to_hdd));
+	if (r == 0)
+		r = planner_alloc((void **)&q.pins_to_ssd.key, c.pins_to_ssd, sizeof(uint64_t));
+	if (r == 0)
+		r = planner_alloc((void **)&q.candidates.key, c.candidates, sizeof(uint64_t));
+	if (r == 0)
+		r = planner_alloc((void **)&q.victims.key, c.victims, sizeof(uint64_t));
+	if (r == 0)
+		r = planner_alloc((void **)&out->moves, (size_t)max_moves, sizeof(*out->moves));
+	if (r < 0)
+		goto out;
+
+	/* Each promotion takes free SSD space: free now or freed by a demotion. */
+	max_candidates = (uint64_t)in->ssd_free + c.victims + c.pins_to_hdd;
+	if (max_candidates > run.moves_left)
+		max_candidates = run.moves_left;
+	planner_fill_queues(&run, &q, (size_t)max_candidates);
+	planner_steps(&run, &q);
+	/* Summed and subtracted heat can leave dust where nothing is left. */
+	if (run.ssd_mapped && c.heat > 0 && run.ssd_heat > 0)
+		out->ssd_share_after = run.ssd_heat >= c.heat ? 1 : run.ssd_heat / c.heat;
+	else
+		out->ssd_share_after = 0;
+out:
+	planner_queues_destroy(&q);
+	if (r < 0)
+		plan_destroy(out);
+	return r;
+}
+
+size_t plan_batch(const struct plan *p, size_t first, size_t max, uint32_t ssd_free,
+		  uint32_t hdd_free)
+{
+	size_t n = 0;
+
+	if (!p)
+		return 0;
+	for (size_t i = first; i < p->nr && n < max; i++, n++) {
+		uint32_t *room = p->moves[i].to == PLANNER_SSD ? &ssd_free : &hdd_free;
+
+		if (!*room)
+			break;
+		--*room;
+	}
+	return n;
+}
+
+void plan_destroy(struct plan *p)
+{
+	if (!p)
+		return;
+	free(p->moves);
+	*p = (struct plan){ 0 };
+}

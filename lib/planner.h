@@ -1,0 +1,80 @@
+/* planner: which extents a tiering run moves, and in what order. */
+#ifndef TIERD_PLANNER_H
+#define TIERD_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/*
+ * Pure: the daemon describes every logical extent of a pool (where it
+ * lives, how hot it is, when it last moved, whether it is pinned) and the
+ * free space of each tier; the planner answers with a list of moves.
+ * docs/policies.md describes the algorithm.
+ */
+
+enum planner_tier { PLANNER_NONE = 0, PLANNER_HDD = 1, PLANNER_SSD = 2 };
+
+struct planner_extent {
+	float heat;         /* finite, >= 0 (heat.h) */
+	uint32_t moved_at;  /* unix seconds of the extent's last move, 0: never */
+	uint8_t tier;       /* where it is; PLANNER_NONE: unmapped, never moved */
+	uint8_t pin;        /* PLANNER_NONE, or the tier it must stay on */
+	uint8_t unwritten;  /* 1: never written since the pool was made; preferred among equals */
+	uint8_t pad;
+};
+
+_Static_assert(sizeof(struct planner_extent) == 12, "four million extents in 48 MB");
+
+struct planner_input {
+	const struct planner_extent *ext; /* indexed by logical extent */
+	uint32_t nr;
+	uint32_t ssd_capacity; /* SSD tier's physical extents usable for data; 0: no SSD tier */
+	uint32_t ssd_free;     /* of those, free now */
+	uint32_t hdd_free;     /* free physical extents of the HDD tier usable by moves */
+	uint64_t extent_bytes;
+	uint64_t max_bytes;    /* bytes one run may move, both ways together; 0: no limit */
+	uint32_t now;          /* unix seconds */
+	const struct policy *policy;
+};
+
+struct planner_move {
+	uint32_t le;
+	uint8_t to; /* PLANNER_HDD or PLANNER_SSD */
+};
+
+struct plan {
+	struct planner_move *moves;
+	size_t nr;
+	uint64_t promote_extents, demote_extents, promote_bytes, demote_bytes;
+	/* Share of the total heat on SSD extents: the share of I/O the SSD can expect to serve. */
+	double ssd_share_before, ssd_share_after;
+};
+
+/*
+ * Moves must run in the order given: a move may use space that earlier
+ * moves free (a swap on a full SSD is a demotion, then a promotion), and
+ * never more than that.  No extent appears twice.
+ *
+ * Returns 0, -EINVAL (a NULL pointer, an invalid policy, extent_bytes 0,
+ * ssd_free above ssd_capacity, more SSD extents than used SSD space, a
+ * tier or pin out of range, heat negative or not finite) or -ENOMEM.
+ * On error *out is an empty plan.
+ */
+int planner_plan(const struct planner_input *in, struct plan *out);
+
+/*
+ * How many moves from moves[first] on, at most max, can be started
+ * together, when each needs its destination reserved before any of them
+ * frees its source: the longest run whose promotions fit in ssd_free and
+ * whose demotions fit in hdd_free, the space free before the batch.
+ * 0 when moves[first] itself does not fit (or first is past the end).
+ */
+size_t plan_batch(const struct plan *p, size_t first, size_t max, uint32_t ssd_free,
+		  uint32_t hdd_free);
+
+/* Frees the moves and empties *p.  Accepts NULL and a zeroed or already destroyed plan. */
+void plan_destroy(struct plan *p);
+
+#endif
