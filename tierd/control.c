@@ -11,19 +11,34 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/*
+ * Limits that keep one client from holding the daemon's memory or its
+ * connections hostage (docs/protocol.md, "Limits").
+ */
+#define CONTROL_CONN_MAX 64
+/* One request line and its newline: the input buffer never grows past it. */
+#define CONTROL_IN_MAX (RPC_REQUEST_MAX + 1)
+/* Unsent output past which no further request is read: a client that does not
+ * read its replies stops being served rather than growing our buffer. */
+#define CONTROL_OUT_PAUSE (64u << 10)
+/* Unsent output (progress lines piling up) past which the client is dropped. */
+#define CONTROL_OUT_MAX (16u << 20)
+
 struct control_conn {
 	struct control *control;
 	struct control_conn *next;
 	ev_io io;
 	int fd;
 	uid_t uid;
-	char *in;
-	size_t in_len;
+	char *in; /* CONTROL_IN_MAX bytes; unhandled input is in[in_off, in_len) */
+	size_t in_off, in_len;
 	char *out;
 	size_t out_len, out_off;
 	struct rpc_request req;
-	int busy;   /* a request is being handled: read nothing more */
-	int closed; /* the peer went away while busy: free at the reply */
+	int busy;	 /* a request is being handled: read nothing more */
+	int dispatching; /* in conn_process: replies must not re-enter it or free conn */
+	int hangup;	 /* read nothing more; close once the output is sent */
+	int closed;	 /* the peer went away or misbehaved: free once not busy */
 };
 
 struct control {
@@ -34,6 +49,7 @@ struct control {
 	control_handler handler;
 	void *ctx;
 	struct control_conn *conns;
+	unsigned nr_conns;
 };
 
 static void conn_free(struct control_conn *conn)
@@ -46,6 +62,7 @@ static void conn_free(struct control_conn *conn)
 			break;
 		}
 	}
+	conn->control->nr_conns--;
 	ev_io_stop(conn->control->loop, &conn->io);
 	if (conn->fd >= 0)
 		close(conn->fd);
@@ -55,24 +72,29 @@ static void conn_free(struct control_conn *conn)
 	free(conn);
 }
 
-/* The peer is gone or misbehaved: drop it now, or at the reply if busy. */
+static size_t conn_pending(const struct control_conn *conn)
+{
+	return conn->out_len - conn->out_off;
+}
+
+/* The peer is gone or misbehaved: drop it now, or once its request is answered. */
 static void conn_drop(struct control_conn *conn)
 {
-	if (conn->busy) {
-		ev_io_stop(conn->control->loop, &conn->io);
-		conn->closed = 1;
-		return;
-	}
-	conn_free(conn);
+	conn->closed = 1;
+	ev_io_stop(conn->control->loop, &conn->io);
+	if (!conn->busy && !conn->dispatching)
+		conn_free(conn);
 }
 
 static void conn_watch(struct control_conn *conn)
 {
 	int events = 0;
 
-	if (conn->out_len > conn->out_off)
+	if (conn->closed)
+		return;
+	if (conn_pending(conn))
 		events |= EV_WRITE;
-	if (!conn->busy)
+	if (!conn->busy && !conn->hangup && conn_pending(conn) < CONTROL_OUT_PAUSE)
 		events |= EV_READ;
 	ev_io_stop(conn->control->loop, &conn->io);
 	if (events) {
@@ -81,45 +103,56 @@ static void conn_watch(struct control_conn *conn)
 	}
 }
 
+/* Only while busy or dispatching, so that a drop here never frees conn under its caller. */
 static void conn_send(struct control_conn *conn, json_object *msg)
 {
-	const char *text;
-	size_t len;
+	size_t len, pending = conn_pending(conn);
+	const char *text = NULL;
 	char *grown;
 
-	if (!msg)
-		return;
 	if (conn->closed) {
 		json_object_put(msg);
 		return;
 	}
-	text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
+	if (msg)
+		text = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
+	/* A lost line would leave the client waiting forever: drop it instead. */
+	if (!text)
+		goto drop;
 	len = strlen(text);
-	grown = realloc(conn->out, conn->out_len + len + 1);
-	if (grown) {
-		conn->out = grown;
-		memcpy(conn->out + conn->out_len, text, len);
-		conn->out[conn->out_len + len] = '\n';
-		conn->out_len += len + 1;
+	if (pending && pending + len + 1 > CONTROL_OUT_MAX)
+		goto drop;
+	/* Forget what was sent, so a reader that keeps just behind does not grow the buffer. */
+	if (conn->out_off) {
+		memmove(conn->out, conn->out + conn->out_off, pending);
+		conn->out_off = 0;
+		conn->out_len = pending;
 	}
+	grown = realloc(conn->out, pending + len + 1);
+	if (!grown)
+		goto drop;
+	conn->out = grown;
+	memcpy(conn->out + conn->out_len, text, len);
+	conn->out[conn->out_len + len] = '\n';
+	conn->out_len += len + 1;
 	json_object_put(msg);
 	conn_watch(conn);
+	return;
+drop:
+	json_object_put(msg);
+	conn_drop(conn);
 }
 
-static void conn_dispatch(struct control_conn *conn);
+static void conn_process(struct control_conn *conn);
 
 void control_reply(struct control_conn *conn, json_object *reply)
 {
+	conn_send(conn, reply);
 	rpc_request_destroy(&conn->req);
 	conn->busy = 0;
-	if (conn->closed) {
-		json_object_put(reply);
-		conn_free(conn);
-		return;
-	}
-	conn_send(conn, reply);
-	/* A pipelined request may already be buffered. */
-	conn_dispatch(conn);
+	/* A reply from a long operation: go on with what the client sent meanwhile. */
+	if (!conn->dispatching)
+		conn_process(conn);
 }
 
 void control_reply_error(struct control_conn *conn, int err, const char *fmt, ...)
@@ -143,66 +176,83 @@ uid_t control_conn_uid(const struct control_conn *conn)
 	return conn->uid;
 }
 
-/* Handle one complete line from the input buffer, if there is one. */
-static void conn_dispatch(struct control_conn *conn)
+/*
+ * Handle the complete lines of the input buffer until a request is in
+ * progress or the client falls behind reading the replies; then free the
+ * connection if it is finished with, or watch it. A loop, not a recursion
+ * through control_reply: a buffer of short lines is thousands of requests.
+ */
+static void conn_process(struct control_conn *conn)
 {
 	char err[256];
-	char *nl;
-	size_t line_len;
+	size_t line_len, tail;
+	char *line, *nl;
 	int r;
 
-	if (conn->busy || conn->closed)
-		return;
-	nl = memchr(conn->in, '\n', conn->in_len);
-	if (!nl) {
-		if (conn->in_len > RPC_REQUEST_MAX) {
-			/* Answer, then hang up: the rest of the stream has no framing we trust. */
-			conn_send(conn, rpc_reply_error(EINVAL, "request too long"));
-			conn->in_len = 0;
-			shutdown(conn->fd, SHUT_RD);
+	conn->dispatching = 1;
+	while (!conn->busy && !conn->closed && conn_pending(conn) < CONTROL_OUT_PAUSE) {
+		line = conn->in + conn->in_off;
+		tail = conn->in_len - conn->in_off;
+		nl = memchr(line, '\n', tail);
+		if (!nl) {
+			/* No framing to trust in the rest of the stream: answer, then hang up. */
+			if (tail == CONTROL_IN_MAX) {
+				snprintf(err, sizeof(err), "request longer than %d bytes",
+					 RPC_REQUEST_MAX);
+				conn_send(conn, rpc_reply_error(EINVAL, err));
+				conn->hangup = 1;
+			} else if (tail && conn->hangup) {
+				conn_send(conn, rpc_reply_error(EINVAL, "request does not end with"
+								" a newline"));
+			}
+			if (conn->hangup)
+				conn->in_off = conn->in_len = 0;
+			break;
 		}
+		line_len = (size_t)(nl - line);
+		conn->in_off += line_len + 1;
+		conn->busy = 1;
+		r = rpc_decode(&conn->req, line, line_len, err, sizeof(err));
+		if (r < 0)
+			control_reply(conn, rpc_reply_error(r, err));
+		else
+			conn->control->handler(conn, &conn->req, conn->control->ctx);
+	}
+	conn->dispatching = 0;
+	if (!conn->busy && (conn->closed || (conn->hangup && !conn_pending(conn)))) {
+		conn_free(conn);
 		return;
 	}
-	line_len = (size_t)(nl - conn->in);
-	conn->busy = 1;
-	r = rpc_decode(&conn->req, conn->in, line_len, err, sizeof(err));
-	memmove(conn->in, nl + 1, conn->in_len - line_len - 1);
-	conn->in_len -= line_len + 1;
 	conn_watch(conn);
-	if (r < 0) {
-		control_reply(conn, rpc_reply_error(r, err));
-		return;
-	}
-	conn->control->handler(conn, &conn->req, conn->control->ctx);
 }
 
 static void conn_read(struct control_conn *conn)
 {
-	char *grown;
 	ssize_t n;
 
-	/* Bounded: past RPC_REQUEST_MAX without a newline the request is refused. */
-	grown = realloc(conn->in, conn->in_len + 4096 + 1);
-	if (!grown) {
-		conn_drop(conn);
-		return;
+	if (conn->in_off) {
+		conn->in_len -= conn->in_off;
+		memmove(conn->in, conn->in + conn->in_off, conn->in_len);
+		conn->in_off = 0;
 	}
-	conn->in = grown;
-	n = read(conn->fd, conn->in + conn->in_len, 4096);
+	/* Never empty: a full buffer without a newline is refused in conn_process. */
+	n = read(conn->fd, conn->in + conn->in_len, CONTROL_IN_MAX - conn->in_len);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n <= 0) {
+	if (n < 0) {
 		conn_drop(conn);
 		return;
 	}
+	/* End of input: the client may still read the replies to what it sent. */
+	if (n == 0)
+		conn->hangup = 1;
 	conn->in_len += (size_t)n;
-	conn_dispatch(conn);
+	conn_process(conn);
 }
 
 static void conn_write(struct control_conn *conn)
 {
-	ssize_t n = send(conn->fd, conn->out + conn->out_off, conn->out_len - conn->out_off,
-			 MSG_NOSIGNAL);
+	ssize_t n = send(conn->fd, conn->out + conn->out_off, conn_pending(conn), MSG_NOSIGNAL);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -213,7 +263,8 @@ static void conn_write(struct control_conn *conn)
 	conn->out_off += (size_t)n;
 	if (conn->out_off == conn->out_len)
 		conn->out_off = conn->out_len = 0;
-	conn_watch(conn);
+	/* Output below the pause lets buffered requests go on; a hangup may be complete. */
+	conn_process(conn);
 }
 
 static void conn_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -229,6 +280,31 @@ static void conn_cb(struct ev_loop *loop, ev_io *w, int revents)
 		conn_read(conn);
 }
 
+/* Turn a client away with a reply it can show, without keeping its socket. */
+static void __attribute__((format(printf, 3, 4))) control_refuse(int fd, int err,
+								 const char *fmt, ...)
+{
+	json_object *reply;
+	char message[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	reply = rpc_reply_error(err, message);
+	if (reply) {
+		const char *text = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+		char line[512];
+		int n = snprintf(line, sizeof(line), "%s\n", text ? text : "");
+
+		/* Best effort: the fresh socket's buffer takes one short line. */
+		if (text && n > 0 && (size_t)n < sizeof(line))
+			(void)!send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		json_object_put(reply);
+	}
+	close(fd);
+}
+
 static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct control *c = w->data;
@@ -241,13 +317,21 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
+	if (c->nr_conns >= CONTROL_CONN_MAX) {
+		control_refuse(fd, EAGAIN, "tierd already serves %d connections; try again later",
+			       CONTROL_CONN_MAX);
+		return;
+	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		close(fd);
 		return;
 	}
 	conn = calloc(1, sizeof(*conn));
-	if (!conn) {
-		close(fd);
+	if (conn)
+		conn->in = malloc(CONTROL_IN_MAX);
+	if (!conn || !conn->in) {
+		free(conn);
+		control_refuse(fd, ENOMEM, "tierd is out of memory");
 		return;
 	}
 	conn->control = c;
@@ -255,6 +339,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	conn->uid = cred.uid;
 	conn->next = c->conns;
 	c->conns = conn;
+	c->nr_conns++;
 	ev_io_init(&conn->io, conn_cb, fd, EV_READ);
 	conn->io.data = conn;
 	ev_io_start(loop, &conn->io);

@@ -19,7 +19,11 @@ struct control_conn;
 typedef void (*control_handler)(struct control_conn *conn, const struct rpc_request *req,
 				void *ctx);
 
-/* Listen on path (mode 0660; a stale socket is replaced, a live one is -EADDRINUSE). */
+/*
+ * Listen on path (mode 0660; a stale socket is replaced, a live one is
+ * -EADDRINUSE). Clients are bounded in number, request size and unread
+ * output (docs/protocol.md, "Limits and bad input").
+ */
 int control_open(struct control **out, struct ev_loop *loop, const char *path,
 		 control_handler handler, void *ctx);
 /* Closes the listener and every connection; pending requests are dropped. */
@@ -27,7 +31,8 @@ void control_close(struct control *c);
 
 /* The peer's uid, from SO_PEERCRED at accept. */
 uid_t control_conn_uid(const struct control_conn *conn);
-/* Send the final reply (takes ownership; from rpc_reply_ok/rpc_reply_error). */
+/* Send the final reply (takes ownership; from rpc_reply_ok/rpc_reply_error).
+ * conn may be freed by it: do not use conn afterwards. */
 void control_reply(struct control_conn *conn, json_object *reply);
 void control_reply_error(struct control_conn *conn, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

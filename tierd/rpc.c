@@ -34,10 +34,14 @@ int rpc_decode(struct rpc_request *req, const char *line, size_t len, char *err,
 	tok = json_tokener_new_ex(32);
 	if (!tok)
 		return -ENOMEM;
+	/* Strings echoed in error replies must be valid UTF-8 for the client's parser. */
+	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, line, (int)len);
 	if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
 		snprintf(err, err_len, "request is not valid JSON: %s",
-			 json_tokener_error_desc(json_tokener_get_error(tok)));
+			 e == json_tokener_continue ? "it ends in the middle" : json_tokener_error_desc(e));
 		goto out;
 	}
 	/* Trailing bytes after the object, other than white space, are garbage. */
@@ -111,7 +115,7 @@ static const char *rpc_type_name(enum rpc_type type)
 	case RPC_BOOL:
 		return "a boolean";
 	case RPC_UINT64:
-		return "a non-negative integer";
+		return "a non-negative integer below 2^64 - 1";
 	case RPC_STRING_ARRAY:
 		return "an array of strings";
 	}
@@ -136,6 +140,9 @@ static int rpc_param_take(const struct rpc_param *p, json_object *v)
 		if (!json_object_is_type(v, json_type_int))
 			return -EINVAL;
 		if (json_object_get_int64(v) < 0)
+			return -EINVAL;
+		/* json-c clamps anything from 2^64 up to UINT64_MAX: refuse rather than guess. */
+		if (json_object_get_uint64(v) == UINT64_MAX)
 			return -EINVAL;
 		*(uint64_t *)p->out = json_object_get_uint64(v);
 		return 0;
