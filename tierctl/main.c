@@ -7,6 +7,11 @@
 #include "tiercmd.h"
 #include "extentcmd.h"
 #include "heatcmd.h"
+#include "pincmd.h"
+#include "policycmd.h"
+#include "runscmd.h"
+#include "schedulecmd.h"
+#include "statscmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +23,8 @@
 #define MAIN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct cli_group *const main_groups[] = { &poolcmd_group, &tiercmd_group,
-							      &extentcmd_group };
+							      &extentcmd_group, &policycmd_group,
+							      &schedulecmd_group };
 
 /*
  * Not through cli_call: an unreachable tierd is an answer here, not a
@@ -87,6 +93,10 @@ static const struct cli_command main_commands[] = {
 		.method = "daemon.version",
 	},
 	HEATCMD_COMMAND,
+	PINCMD_PIN_COMMAND,
+	PINCMD_UNPIN_COMMAND,
+	RUNSCMD_COMMAND,
+	STATSCMD_COMMAND,
 	{ 0 },
 };
 
@@ -102,7 +112,8 @@ static void main_help(FILE *out)
 		"Usage: tierctl [OPTION]... COMMAND [ARG]...\n"
 		"\n"
 		"Control tierd, the hot/cold tiering daemon: make pools that join an HDD\n"
-		"tier and an SSD tier into one device-mapper volume, and add or remove the\n"
+		"tier and an SSD tier into one device-mapper volume, keep each extent on\n"
+		"the tier its use calls for, by schedule or by hand, and add or remove the\n"
 		"SSD tier while the volume is in use.\n"
 		"\n"
 		"Commands:\n");

@@ -202,7 +202,10 @@ static const struct cli_command poolcmd_commands[] = {
 			"attached SSD grew the volume, and the metadata generation (one more on\n"
 			"every committed change).  Then a line per device: its tier, size, and\n"
 			"extents in total, in use, free, and reserved for migration, which do\n"
-			"not count towards the volume's size.\n",
+			"not count towards the volume's size.  Then tiering: the policy, the\n"
+			"schedule and its next run, and the pins if there are any.  While a move\n"
+			"or tiering run is under way, --json shows it under \"job\": progress,\n"
+			"the extents being copied, from and to which tier, and why it waits.\n",
 		.examples =
 			"  tierctl pool show tank\n"
 			"  tierctl pool show tank --json\n",

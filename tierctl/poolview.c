@@ -2,6 +2,7 @@
 #include "poolview.h"
 #include "size.h"
 #include "table.h"
+#include "tierview.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -118,6 +119,23 @@ static char *poolview_heat(struct json_object *pool)
 	return text;
 }
 
+/* "every 1h in 22:00-06:00, policy auto, paused": the schedule in a line, or "-". */
+static char *poolview_tiering(struct json_object *schedule)
+{
+	const char *window = member_string(schedule, "window");
+	struct json_object *paused = member_get(schedule, "paused");
+	char *text = NULL;
+
+	if (!schedule)
+		return strdup("-");
+	if (asprintf(&text, "%s%s%s, policy %s%s", poolview_string(schedule, "spec"),
+		     window && *window ? " in " : "", window && *window ? window : "",
+		     poolview_string(schedule, "policy"),
+		     paused && json_object_get_boolean(paused) ? ", paused" : "") < 0)
+		return NULL;
+	return text;
+}
+
 static int poolview_print_fields(FILE *out, struct json_object *pool)
 {
 	static const struct table_column columns[] = {
@@ -128,9 +146,12 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		{ "SSD grows volume", "ssd_grows_volume", TABLE_BOOL },
 		{ "Metadata generation", "metadata_generation", TABLE_UINT },
 		{ "Heat", "heat", TABLE_STRING },
+		{ "Tiering", "schedule", TABLE_STRING },
+		{ "Next run", "next_run", TABLE_STRING },
 	};
 	char size[SIZE_FORMAT_MAX], extents[SIZE_FORMAT_MAX], extent[SIZE_FORMAT_MAX];
-	char *state = NULL, *size_text = NULL, *heat_text = NULL;
+	char *state = NULL, *size_text = NULL, *heat_text = NULL, *tiering = NULL;
+	char next[TIERVIEW_TEXT_MAX];
 	const char *dm_device = poolview_string(pool, "dm_device");
 	struct table *t = NULL;
 	int r = -ENOMEM;
@@ -145,7 +166,8 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		     poolview_size(pool, "extent_size", extent)) < 0)
 		size_text = NULL;
 	heat_text = poolview_heat(pool);
-	if (!state || !size_text || !heat_text)
+	tiering = poolview_tiering(member_get(pool, "schedule"));
+	if (!state || !size_text || !heat_text || !tiering)
 		goto out;
 
 	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
@@ -156,9 +178,13 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 	table_add_string(t, size_text);
 	table_add_members(t, pool, 2);
 	table_add_string(t, heat_text);
+	table_add_string(t, tiering);
+	table_add_string(t, member_get(pool, "schedule") ?
+			    tierview_next_run(member_get(pool, "schedule"), next) : NULL);
 	r = table_print_fields(t, out);
 out:
 	table_free(t);
+	free(tiering);
 	free(heat_text);
 	free(size_text);
 	free(state);
@@ -176,7 +202,7 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 		{ "Free", "free_extents", TABLE_UINT },
 		{ "Reserved", "reserved_extents", TABLE_UINT },
 	};
-	struct json_object *tiers = poolview_tiers(pool);
+	struct json_object *tiers = poolview_tiers(pool), *pins;
 	size_t n_tiers = tiers ? json_object_array_length(tiers) : 0;
 	struct table *t;
 	int r;
@@ -202,7 +228,13 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 	fputc('\n', out);
 	r = table_print(t, out);
 	table_free(t);
-	return r;
+	if (r < 0)
+		return r;
+	pins = member_get(pool, "pins");
+	if (!json_object_is_type(pins, json_type_array) || !json_object_array_length(pins))
+		return 0;
+	fputc('\n', out);
+	return tierview_print_pins(out, pins);
 }
 
 int poolview_print_change(FILE *out, const char *before, struct json_object *pool,

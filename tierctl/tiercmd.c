@@ -1,6 +1,11 @@
 #include "tiercmd.h"
+#include "client.h"
+#include "member.h"
 #include "poolview.h"
 #include "progress.h"
+#include "size.h"
+#include "table.h"
+#include "tierview.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +16,10 @@
 #include <unistd.h>
 
 #define TIERCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Moves a dry run lists unless --limit says otherwise. */
+#define TIERCMD_MOVES_DEFAULT 20
+#define TIERCMD_MOVES_MAX 1000000
 
 /* The pool after a change to ssd: as JSON, or "Attached SSD to pool ...", then after. */
 static int tiercmd_print_changed(struct cli *cli, const char *verb, const char *ssd,
@@ -120,6 +129,252 @@ out:
 	return r;
 }
 
+/*
+ * A tiering run's progress names the extent being copied and no unit; the
+ * common handler in cli.c would show neither, so runs get their own.
+ */
+static void tiercmd_on_run_progress(struct json_object *update, void *userdata)
+{
+	const char *what = member_string(update, "what"), *from = member_string(update, "from");
+	const char *to = member_string(update, "to");
+	uint64_t done = 0, total = 0, extent;
+	char text[160];
+
+	member_uint(update, "done", &done);
+	member_uint(update, "total", &total);
+	what = what ? what : "tiering run";
+	if (member_uint(update, "extent", &extent) == 0 && from && to)
+		snprintf(text, sizeof(text), "%s: extent %" PRIu64 " %s -> %s", what, extent, from, to);
+	else
+		snprintf(text, sizeof(text), "%s", what);
+	/* Out of memory only costs a progress line; the run goes on regardless. */
+	progress_update(userdata, text, done, total, "extents");
+}
+
+/* cli_call with tiercmd_on_run_progress; the same result and exit status. */
+static int tiercmd_call_run(struct cli *cli, const char *method, struct json_object *params,
+			    struct progress *progress, struct json_object **result)
+{
+	struct client_error error = { 0 };
+	int r = 0;
+
+	if (!params) {
+		progress_end(progress);
+		return cli_fail("%s", strerror(ENOMEM));
+	}
+	if (!cli->client)
+		r = client_open(client_socket_path(cli->socket), &cli->client, &error);
+	if (r >= 0)
+		r = client_call(cli->client, method, params, tiercmd_on_run_progress, progress,
+				result, &error);
+	progress_end(progress);
+	if (r < 0)
+		cli_fail("%s", error.message ? error.message : strerror(-r));
+	client_error_clear(&error);
+	return r < 0 ? CLI_EXIT_FAILURE : 0;
+}
+
+/* "12 extents (48.0 MiB)" from KIND_extents and KIND_bytes of a plan. */
+static const char *tiercmd_plan_moves(struct json_object *plan, const char *kind,
+				      char buf[TIERVIEW_TEXT_MAX])
+{
+	char key[32], size[SIZE_FORMAT_MAX];
+	uint64_t extents = 0, bytes = 0;
+
+	snprintf(key, sizeof(key), "%s_extents", kind);
+	if (member_uint(plan, key, &extents) < 0)
+		return "-";
+	snprintf(key, sizeof(key), "%s_bytes", kind);
+	member_uint(plan, key, &bytes);
+	snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extent%s (%s)", extents,
+		 extents == 1 ? "" : "s", size_format(bytes, size, sizeof(size)));
+	return buf;
+}
+
+static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *plan)
+{
+	static const struct table_column summary_columns[] = {
+		{ "Pool", "name", TABLE_STRING },
+		{ "Policy", "policy", TABLE_STRING },
+		{ "Promote", "promote", TABLE_STRING },
+		{ "Demote", "demote", TABLE_STRING },
+		{ "SSD share of I/O", "ssd_share", TABLE_STRING },
+	};
+	static const struct table_column move_columns[] = {
+		{ "Extent", "extent", TABLE_UINT },
+		{ "Offset", "offset", TABLE_BYTES },
+		{ "Heat", "heat", TABLE_STRING },
+		{ "To", "to", TABLE_STRING },
+	};
+	char promote[TIERVIEW_TEXT_MAX], demote[TIERVIEW_TEXT_MAX], share[2 * TIERVIEW_TEXT_MAX];
+	char before[TIERVIEW_TEXT_MAX], after[TIERVIEW_TEXT_MAX];
+	struct json_object *moves = member_get(plan, "moves");
+	size_t n = json_object_is_type(moves, json_type_array) ? json_object_array_length(moves) : 0;
+	uint64_t total = n;
+	struct table *t = NULL;
+	int r;
+
+	snprintf(share, sizeof(share), "%s -> %s (expected)",
+		 tierview_percent(plan, "ssd_share_before", before),
+		 tierview_percent(plan, "ssd_share_after", after));
+	r = table_new(summary_columns, TIERCMD_ARRAY_SIZE(summary_columns), &t);
+	if (r < 0)
+		return r;
+	table_add_string(t, name);
+	table_add_members(t, plan, 1);
+	table_add_string(t, tiercmd_plan_moves(plan, "promote", promote));
+	table_add_string(t, tiercmd_plan_moves(plan, "demote", demote));
+	table_add_string(t, share);
+	r = table_print_fields(t, out);
+	table_free(t);
+	t = NULL;
+	if (r < 0)
+		return r;
+
+	member_uint(plan, "moves_total", &total);
+	if (!total)
+		return fprintf(out, "\nNothing to move.\n") < 0 ? -EIO : 0;
+	if (!n)
+		return fprintf(out, "\n%" PRIu64 " moves; --limit N lists the first N.\n", total) < 0 ?
+			       -EIO : 0;
+	r = table_new(move_columns, TIERCMD_ARRAY_SIZE(move_columns), &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *move = json_object_array_get_idx(moves, i), *heat;
+		char text[32];
+
+		table_add_members(t, move, 2);
+		heat = member_get(move, "heat");
+		if (json_object_is_type(heat, json_type_double) || json_object_is_type(heat, json_type_int)) {
+			snprintf(text, sizeof(text), "%.1f", json_object_get_double(heat));
+			table_add_string(t, text);
+		} else {
+			table_add_absent(t);
+		}
+		table_add_members(t, move, 1);
+	}
+	fputc('\n', out);
+	r = table_print(t, out);
+	table_free(t);
+	if (!r && total > n)
+		r = fprintf(out, "The first %zu of %" PRIu64 " moves; --limit shows more.\n", n,
+			    total) < 0 ? -EIO : 0;
+	return r;
+}
+
+static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	const char *limit_text = NULL;
+	bool wait = false, dry_run = false;
+	const struct cli_option options[] = {
+		CLI_FLAG("wait", &wait),
+		CLI_FLAG("dry-run", &dry_run),
+		CLI_VALUE("limit", &limit_text),
+	};
+	struct json_object *params = NULL, *result = NULL, *run, *plan;
+	unsigned long long limit = TIERCMD_MOVES_DEFAULT;
+	struct progress *progress = NULL;
+	const char *outcome;
+	uint64_t id;
+	char **args, *end;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, options, TIERCMD_ARRAY_SIZE(options), 1, 1, &args,
+		      &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	if (wait && dry_run)
+		return cli_usage(cmd->name, "--wait and --dry-run exclude each other: a dry run"
+				 " moves nothing");
+	if (limit_text && !dry_run)
+		return cli_usage(cmd->name, "--limit goes with --dry-run");
+	if (limit_text) {
+		errno = 0;
+		limit = strtoull(limit_text, &end, 10);
+		if (errno || *end || limit_text[0] < '0' || limit_text[0] > '9' ||
+		    limit > TIERCMD_MOVES_MAX)
+			return cli_usage(cmd->name, "--limit takes 0 to %d, not '%s'",
+					 TIERCMD_MOVES_MAX, limit_text);
+	}
+	params = cli_params(args[0]);
+	if (dry_run) {
+		cli_param_bool(&params, "dry_run", true);
+		cli_param_uint(&params, "limit", limit);
+	}
+	if (wait) {
+		cli_param_bool(&params, "wait", true);
+		if (progress_new(stderr, isatty(STDERR_FILENO), &progress) < 0) {
+			r = cli_output_done(-ENOMEM);
+			goto out;
+		}
+	}
+	r = tiercmd_call_run(cli, cmd->method, params, progress, &result);
+	if (r)
+		goto out;
+
+	if (dry_run) {
+		plan = member_get(result, "plan");
+		if (!json_object_is_type(plan, json_type_object))
+			r = cli_output_done(-EINVAL);
+		else if (cli->json)
+			r = cli_print_json(result);
+		else
+			r = cli_output_done(tiercmd_print_plan(stdout, args[0], plan));
+		goto out;
+	}
+	run = member_get(result, "run");
+	if (!json_object_is_type(run, json_type_object) || member_uint(run, "id", &id) < 0) {
+		r = cli_output_done(-EINVAL);
+		goto out;
+	}
+	if (cli->json)
+		r = cli_print_json(run);
+	else if (!wait)
+		r = cli_output_done(printf("Started tiering run %" PRIu64 " on pool %s.\n", id,
+					   args[0]) < 0 ? -EIO : 0);
+	else
+		r = cli_output_done(tierview_print_run(stdout, run));
+	/* The run's outcome is the command's: a script waiting on it must see failure. */
+	outcome = member_string(run, "result");
+	if (!r && wait && outcome && !strcmp(outcome, "failed"))
+		r = CLI_EXIT_FAILURE;
+out:
+	progress_free(progress);
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
+/* pause and resume: the schedule object back, and a line saying what it means. */
+static int tiercmd_pause(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	struct json_object *params = NULL, *result = NULL;
+	char next[TIERVIEW_TEXT_MAX];
+	char **args;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, NULL, 0, 1, 1, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	params = cli_params(args[0]);
+	r = cli_call(cli, cmd->method, params, NULL, &result);
+	if (r)
+		goto out;
+	if (cli->json)
+		r = cli_print_json(result);
+	else if (!strcmp(cli_command_word(cmd), "pause"))
+		r = cli_output_done(printf("Paused tiering of pool %s: no run starts until 'tierctl"
+					   " tier resume %s'.\n", args[0], args[0]) < 0 ? -EIO : 0);
+	else
+		r = cli_output_done(printf("Resumed tiering of pool %s; next run: %s.\n", args[0],
+					   tierview_next_run(result, next)) < 0 ? -EIO : 0);
+out:
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
 static const struct cli_command tiercmd_commands[] = {
 	{
 		.name = "tier attach",
@@ -168,6 +423,64 @@ static const struct cli_command tiercmd_commands[] = {
 		.run = tiercmd_detach,
 		.method = "tier.detach",
 	},
+	{
+		.name = "tier now",
+		.synopsis = "NAME [--wait] [--dry-run [--limit N]]",
+		.summary = "start a tiering run now, or show what one would move",
+		.description =
+			"Start a tiering run of pool NAME now instead of waiting for its\n"
+			"schedule: tierd plans the moves by the pool's policy (see 'tierctl\n"
+			"policy list') and copies the extents while the volume stays in use.\n"
+			"Without --wait, print the run's ID and return at once; 'tierctl runs\n"
+			"NAME' shows how it went.\n"
+			"\n"
+			"With --wait, show the extents copied so far (a progress bar on a\n"
+			"terminal, otherwise a line at most once a second) and, when the run\n"
+			"ends, a summary of it; the exit status is 1 if the run failed.\n"
+			"Interrupting tierctl does not stop the run.\n"
+			"\n"
+			"With --dry-run, move nothing: show how many extents and bytes the run\n"
+			"would promote to the SSD and demote to the HDD, the share of the\n"
+			"volume's recent I/O that the SSD served before and would serve after,\n"
+			"and the first moves.\n"
+			"\n"
+			"--json prints the run as tierd describes it or, with --dry-run, tierd's\n"
+			"reply {\"plan\": {...}}.\n",
+		.options =
+			"      --wait              follow the run until it ends\n"
+			"      --dry-run           plan a run but move nothing\n"
+			"      --limit N           with --dry-run: list the first N moves (default\n"
+			"                          20; 0 for none)\n",
+		.examples =
+			"  tierctl tier now tank --dry-run\n"
+			"  tierctl tier now tank --wait\n"
+			"  tierctl tier now tank --json | jq .id\n",
+		.run = tiercmd_now,
+		.method = "tier.now",
+	},
+	{
+		.name = "tier pause",
+		.synopsis = "NAME",
+		.summary = "stop a pool's scheduled tiering runs from starting",
+		.description =
+			"Keep pool NAME's schedule from starting tiering runs until 'tierctl\n"
+			"tier resume'.  The pause survives restarts of tierd.  'tierctl\n"
+			"schedule show' says whether a pool is paused.\n",
+		.examples = "  tierctl tier pause tank\n",
+		.run = tiercmd_pause,
+		.method = "tier.pause",
+	},
+	{
+		.name = "tier resume",
+		.synopsis = "NAME",
+		.summary = "let a pool's schedule start tiering runs again",
+		.description =
+			"Undo 'tierctl tier pause': pool NAME's schedule starts tiering runs\n"
+			"again, the next one when it is due.  Prints when that is.\n",
+		.examples = "  tierctl tier resume tank\n",
+		.run = tiercmd_pause,
+		.method = "tier.resume",
+	},
 	{ 0 },
 };
 
@@ -175,6 +488,7 @@ const struct cli_group tiercmd_group = {
 	.name = "tier",
 	.description =
 		"Tiers: add an SSD tier to a pool, or take it away again, while the\n"
-		"pool's volume is in use.\n",
+		"pool's volume is in use; start, pause and resume the tiering runs that\n"
+		"move extents between the tiers.\n",
 	.commands = tiercmd_commands,
 };

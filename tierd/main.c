@@ -21,6 +21,7 @@
 #include "dmctl.h"
 #include "log.h"
 #include "methods.h"
+#include "tiering.h"
 #include "pool.h"
 #include "state.h"
 
@@ -47,6 +48,8 @@ static void usage(FILE *out)
 		"      --heat-half-life SECS    how fast heat fades (default 86400: a day)\n"
 		"      --history-days DAYS      keep per-minute I/O history this long, hourly\n"
 		"                               beyond (default 30)\n"
+		"      --policy-dir DIR         read tiering policies (NAME.policy) from DIR only,\n"
+		"                               instead of /etc/tierd/policies, then %s\n"
 		"  -v, --verbose                log debug messages too\n"
 		"      --check-kernel           report the kernel's device-mapper driver and the\n"
 		"                               targets tierd needs (linear for volumes, mirror\n"
@@ -57,7 +60,7 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n"
 		"See tierctl --help for the commands, docs/protocol.md for the socket protocol.\n",
-		TIERD_DEFAULT_STATE_DIR, TIERD_DEFAULT_SOCKET);
+		TIERD_DEFAULT_STATE_DIR, TIERD_DEFAULT_SOCKET, TIERD_POLICY_DIR);
 }
 
 struct needed_target {
@@ -107,6 +110,7 @@ struct options {
 	unsigned flush_interval;
 	unsigned history_days;
 	unsigned half_life;
+	const char *policy_dir; /* NULL: /etc/tierd/policies, then the installed ones */
 };
 
 /* The daemon's periodic work: sampling heat, storing it, keeping history short. */
@@ -277,6 +281,19 @@ static int run_daemon(const struct options *o)
 	heat.half_life_s = o->half_life;
 	pools_set_heat_params(ctx.pools, &heat);
 	pools_activate_all(ctx.pools);
+	{
+		const char *defaults[] = { "/etc/tierd/policies", TIERD_POLICY_DIR };
+		const char *given[] = { o->policy_dir };
+
+		r = o->policy_dir ? tierings_open(&ctx.tierings, loop, ctx.pools, st, given, 1, err,
+						  sizeof(err)) :
+				    tierings_open(&ctx.tierings, loop, ctx.pools, st, defaults, 2, err,
+						  sizeof(err));
+	}
+	if (r < 0) {
+		log_err("%s", err);
+		goto out;
+	}
 	d.pools = ctx.pools;
 	d.state = st;
 	ev_timer_init(&d.sample, sample_cb, o->sample_interval, o->sample_interval);
@@ -309,6 +326,7 @@ static int run_daemon(const struct options *o)
 	}
 out:
 	control_close(control);
+	tierings_close(ctx.tierings);
 	pools_close(ctx.pools);
 	state_close(st);
 	if (lock_fd >= 0)
@@ -339,6 +357,7 @@ int main(int argc, char **argv)
 		OPT_FLUSH_INTERVAL,
 		OPT_HALF_LIFE,
 		OPT_HISTORY_DAYS,
+		OPT_POLICY_DIR,
 	};
 	static const struct option options[] = {
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
@@ -347,6 +366,7 @@ int main(int argc, char **argv)
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 		{ "heat-half-life", required_argument, NULL, OPT_HALF_LIFE },
 		{ "history-days", required_argument, NULL, OPT_HISTORY_DAYS },
+		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -381,6 +401,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SOCKET:
 			o.socket = optarg;
+			break;
+		case OPT_POLICY_DIR:
+			o.policy_dir = optarg;
 			break;
 		case OPT_SAMPLE_INTERVAL:
 		case OPT_FLUSH_INTERVAL:

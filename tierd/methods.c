@@ -50,12 +50,25 @@ static struct pool *find_idle_pool(struct control_conn *conn, struct methods_ctx
 	return p;
 }
 
-static void reply_pool_or_error(struct control_conn *conn, int r, struct pool *p, const char *err)
+/* The pool object plus what tiering knows of it: pins and schedule. */
+static json_object *pool_full_json(struct methods_ctx *m, struct pool *p)
+{
+	json_object *o = pool_to_json(p);
+
+	if (m->tierings) {
+		json_object_object_add(o, "pins", tiering_pins_json(m->tierings, p));
+		json_object_object_add(o, "schedule", tiering_schedule_json(m->tierings, p));
+	}
+	return o;
+}
+
+static void reply_pool_or_error(struct control_conn *conn, struct methods_ctx *m, int r,
+				struct pool *p, const char *err)
 {
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 	else
-		control_reply(conn, rpc_reply_ok(pool_to_json(p)));
+		control_reply(conn, rpc_reply_ok(pool_full_json(m, p)));
 }
 
 static json_object *methods_json(void);
@@ -94,7 +107,7 @@ static void pool_create_method(struct control_conn *conn, struct methods_ctx *m,
 	r = pool_create(m->pools, &a, &p, err, sizeof(err));
 	if (r == 0)
 		log_info("pool %s created", a.name);
-	reply_pool_or_error(conn, r, p, err);
+	reply_pool_or_error(conn, m, r, p, err);
 }
 
 static void pool_list_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
@@ -127,7 +140,7 @@ static void by_name(struct control_conn *conn, struct methods_ctx *m, json_objec
 		return;
 	if (op)
 		r = op(m->pools, p, err, sizeof(err));
-	reply_pool_or_error(conn, r, p, err);
+	reply_pool_or_error(conn, m, r, p, err);
 }
 
 static void pool_show_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
@@ -165,6 +178,8 @@ static void pool_destroy_method(struct control_conn *conn, struct methods_ctx *m
 	p = find_idle_pool(conn, m, name);
 	if (!p)
 		return;
+	/* Its timer must not fire on a freed pool; settings reload if the destroy fails. */
+	tierings_forget(m->tierings, p);
 	r = pool_destroy(m->pools, p, force, err, sizeof(err));
 	if (r < 0) {
 		control_reply_error(conn, -r, "%s", err);
@@ -197,7 +212,7 @@ static void pool_import_method(struct control_conn *conn, struct methods_ctx *m,
 	r = pool_import(m->pools, paths, nr, &p, err, sizeof(err));
 	if (r == 0)
 		log_info("pool %s imported", pool_name(p));
-	reply_pool_or_error(conn, r, p, err);
+	reply_pool_or_error(conn, m, r, p, err);
 }
 
 static void tier_attach_method(struct control_conn *conn, struct methods_ctx *m,
@@ -221,7 +236,7 @@ static void tier_attach_method(struct control_conn *conn, struct methods_ctx *m,
 	if (!p)
 		return;
 	r = pool_attach(m->pools, p, ssd, grow, force, err, sizeof(err));
-	reply_pool_or_error(conn, r, p, err);
+	reply_pool_or_error(conn, m, r, p, err);
 }
 
 /* Long operations answer from the event loop: progress lines, then the pool. */
@@ -343,6 +358,303 @@ static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, js
 	control_reply(conn, rpc_reply_ok(o));
 }
 
+/* ---- tiering: policies, pins, schedule, runs, statistics ---- */
+
+static void policy_list_method(struct control_conn *conn, struct methods_ctx *m,
+			       json_object *params)
+{
+	json_object *o;
+
+	if (take_params(conn, params, NULL, 0) < 0)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "policies", tierings_policies_json(m->tierings));
+	control_reply(conn, rpc_reply_ok(o));
+}
+
+static void reply_schedule_or_error(struct control_conn *conn, struct methods_ctx *m, int r,
+				    struct pool *p, const char *err)
+{
+	if (r < 0)
+		control_reply_error(conn, -r, "%s", err);
+	else
+		control_reply(conn, rpc_reply_ok(tiering_schedule_json(m->tierings, p)));
+}
+
+static void policy_set_method(struct control_conn *conn, struct methods_ctx *m,
+			      json_object *params)
+{
+	const char *name = NULL, *policy = NULL;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "policy", RPC_STRING, true, &policy },
+	};
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = tiering_set_policy(m->tierings, p, policy, err, sizeof(err));
+	if (r == 0)
+		log_info("pool %s: policy %s", name, policy);
+	reply_schedule_or_error(conn, m, r, p, err);
+}
+
+static void pin_change(struct control_conn *conn, struct methods_ctx *m, json_object *params,
+		       bool add)
+{
+	const char *name = NULL, *tier = NULL;
+	uint64_t offset = 0, length = 0;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "offset", RPC_UINT64, true, &offset },
+		{ "length", RPC_UINT64, true, &length },
+		{ "tier", RPC_STRING, true, &tier },
+	};
+	char err[POOL_ERR_MAX];
+	json_object *o;
+	struct pool *p;
+	int r;
+
+	/* pin.remove takes no tier: the same spec without its last entry. */
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec) - !add) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = tiering_pin(m->tierings, p, offset, length, add ? tier : NULL, err, sizeof(err));
+	if (r < 0) {
+		control_reply_error(conn, -r, "%s", err);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "pins", tiering_pins_json(m->tierings, p));
+	control_reply(conn, rpc_reply_ok(o));
+}
+
+static void pin_add_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
+{
+	pin_change(conn, m, params, true);
+}
+
+static void pin_remove_method(struct control_conn *conn, struct methods_ctx *m,
+			      json_object *params)
+{
+	pin_change(conn, m, params, false);
+}
+
+static void schedule_set_method(struct control_conn *conn, struct methods_ctx *m,
+				json_object *params)
+{
+	const char *name = NULL, *spec_text = NULL, *window = NULL, *io = NULL;
+	uint64_t max_bytes = 0, rate = 0;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "spec", RPC_STRING, false, &spec_text },
+		{ "window", RPC_STRING, false, &window },
+		{ "max_bytes", RPC_UINT64, false, &max_bytes },
+		{ "rate", RPC_UINT64, false, &rate },
+		{ "io_awareness", RPC_STRING, false, &io },
+	};
+	struct tiering_schedule_args a = { 0 };
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	a.spec = spec_text;
+	a.window = window;
+	a.io_awareness = io;
+	a.max_bytes = json_object_object_get_ex(params, "max_bytes", NULL) ? &max_bytes : NULL;
+	a.rate = json_object_object_get_ex(params, "rate", NULL) ? &rate : NULL;
+	r = tiering_set_schedule(m->tierings, p, &a, err, sizeof(err));
+	if (r == 0)
+		log_info("pool %s: schedule changed", name);
+	reply_schedule_or_error(conn, m, r, p, err);
+}
+
+static void schedule_show_method(struct control_conn *conn, struct methods_ctx *m,
+				 json_object *params)
+{
+	const char *name = NULL;
+	const struct rpc_param spec[] = { { "name", RPC_STRING, true, &name } };
+	struct pool *p;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (p)
+		reply_schedule_or_error(conn, m, 0, p, NULL);
+}
+
+static void tier_pause_or_resume(struct control_conn *conn, struct methods_ctx *m,
+				 json_object *params, bool pause)
+{
+	const char *name = NULL;
+	const struct rpc_param spec[] = { { "name", RPC_STRING, true, &name } };
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = tiering_pause(m->tierings, p, pause, err, sizeof(err));
+	reply_schedule_or_error(conn, m, r, p, err);
+}
+
+static void tier_pause_method(struct control_conn *conn, struct methods_ctx *m,
+			      json_object *params)
+{
+	tier_pause_or_resume(conn, m, params, true);
+}
+
+static void tier_resume_method(struct control_conn *conn, struct methods_ctx *m,
+			       json_object *params)
+{
+	tier_pause_or_resume(conn, m, params, false);
+}
+
+/* A waiting `tier now`: progress lines, then the finished run as the reply. */
+static void tier_now_notify(json_object *progress, json_object *run_done, void *ctx)
+{
+	struct control_conn *conn = ctx;
+
+	if (progress) {
+		json_object_object_add(progress, "unit", json_object_new_string("extents"));
+		control_progress(conn, progress);
+	}
+	if (run_done) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run", run_done);
+		control_reply(conn, rpc_reply_ok(o));
+	}
+}
+
+static void tier_now_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
+{
+	const char *name = NULL;
+	bool dry_run = false, wait = false;
+	uint64_t limit = 100;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "dry_run", RPC_BOOL, false, &dry_run },
+		{ "wait", RPC_BOOL, false, &wait },
+		{ "limit", RPC_UINT64, false, &limit },
+	};
+	char err[POOL_ERR_MAX];
+	json_object *o, *run = NULL;
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	if (dry_run) {
+		r = tiering_plan_json(m->tierings, p, limit, &run, err, sizeof(err));
+		if (r < 0) {
+			control_reply_error(conn, -r, "%s", err);
+			return;
+		}
+		o = json_object_new_object();
+		json_object_object_add(o, "plan", run);
+		control_reply(conn, rpc_reply_ok(o));
+		return;
+	}
+	r = tiering_run_start(m->tierings, p, "on-demand", wait ? tier_now_notify : NULL,
+			      wait ? conn : NULL, &run, err, sizeof(err));
+	if (r < 0) {
+		control_reply_error(conn, -r, "%s", err);
+		return;
+	}
+	/* Waiting for a run in progress: the reply comes when it ends. */
+	if (wait && r == 0) {
+		json_object_put(run);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "run", run);
+	control_reply(conn, rpc_reply_ok(o));
+}
+
+static void runs_list_method(struct control_conn *conn, struct methods_ctx *m,
+			     json_object *params)
+{
+	const char *name = NULL;
+	uint64_t limit = 20;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "limit", RPC_UINT64, false, &limit },
+	};
+	json_object *o;
+	struct pool *p;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	if (limit == 0 || limit > 100000) {
+		control_reply_error(conn, EINVAL, "limit must be 1 to 100000");
+		return;
+	}
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "runs", tiering_runs_json(m->tierings, p, (unsigned)limit));
+	control_reply(conn, rpc_reply_ok(o));
+}
+
+static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
+			      json_object *params)
+{
+	const char *name = NULL;
+	uint64_t window = 3600, history = 0, step = 0;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "window", RPC_UINT64, false, &window },
+		{ "history", RPC_UINT64, false, &history },
+		{ "step", RPC_UINT64, false, &step },
+	};
+	char err[POOL_ERR_MAX];
+	json_object *o;
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	if (window > 366 * 86400u || history > 366 * 86400u || step > 366 * 86400u) {
+		control_reply_error(conn, EINVAL, "window, history and step are at most 366 days");
+		return;
+	}
+	if (history && !step) {
+		/* About 24 points whatever the span, in whole minutes. */
+		step = history / 24 / 60 * 60;
+		if (step < 60)
+			step = 60;
+	}
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = tiering_stats_json(m->tierings, p, (uint32_t)window, (uint32_t)history, (uint32_t)step,
+			       &o, err, sizeof(err));
+	if (r < 0)
+		control_reply_error(conn, -r, "%s", err);
+	else
+		control_reply(conn, rpc_reply_ok(o));
+}
+
 static const struct method methods[] = {
 	{ "daemon.version", 0, daemon_version },
 	{ "pool.create", 1, pool_create_method },
@@ -356,6 +668,17 @@ static const struct method methods[] = {
 	{ "tier.attach", 1, tier_attach_method },
 	{ "tier.detach", 1, tier_detach_method },
 	{ "extent.move", 1, extent_move_method },
+	{ "policy.list", 0, policy_list_method },
+	{ "policy.set", 1, policy_set_method },
+	{ "pin.add", 1, pin_add_method },
+	{ "pin.remove", 1, pin_remove_method },
+	{ "schedule.set", 1, schedule_set_method },
+	{ "schedule.show", 0, schedule_show_method },
+	{ "tier.now", 1, tier_now_method },
+	{ "tier.pause", 1, tier_pause_method },
+	{ "tier.resume", 1, tier_resume_method },
+	{ "runs.list", 0, runs_list_method },
+	{ "pool.stats", 0, pool_stats_method },
 };
 
 /* What a client (or a test checking every mutating method) can call. */

@@ -4,9 +4,11 @@
 
 #include "control.h"
 #include "pool.h"
+#include "tiering.h"
 
 struct methods_ctx {
 	struct pools *pools;
+	struct tierings *tierings;
 	struct ev_loop *loop; /* long operations run on it */
 };
 

@@ -18,12 +18,14 @@
 
 #include "blockdev.h"
 #include "dmctl.h"
+#include "devload.h"
 #include "dmtable.h"
 #include "fault.h"
 #include "iostats.h"
 #include "log.h"
 #include "metadata.h"
 #include "migrate.h"
+#include "planner.h"
 #include "size.h"
 
 #define SECTOR 512u
@@ -41,6 +43,7 @@ struct pool {
 	struct pool *next;
 	int active;
 	struct pool_job *job; /* a long operation in progress */
+	uint32_t dm_major, dm_minor; /* the volume's, while active */
 	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
 	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
 	struct heat_table heat;
@@ -65,6 +68,7 @@ struct pools {
 };
 
 static void pool_stats_start(struct pool *p);
+static const char *tier_name_of(enum metadata_tier tier);
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t err_len, const char *fmt, ...)
@@ -783,6 +787,36 @@ static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size
 	return r;
 }
 
+/*
+ * Intents left by a stop or crash mid-move: the map adopted at activation
+ * says where each extent is (moved if the commit reached a device, else still
+ * on its source, which stayed authoritative). Either way the intent is done.
+ */
+static void pool_settle_intents(struct pools *ps, struct pool *p)
+{
+	struct state_intent *v;
+	size_t nr, completed = 0;
+
+	if (state_intents_load(ps->state, p->sp.id, &v, &nr) < 0) {
+		log_warn("pool %s: cannot read its migration intents: %s", p->sp.meta.name,
+			 state_last_error(ps->state));
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct extmap_loc loc = extmap_get(&p->sp.map, v[i].le);
+
+		completed += loc.dev == v[i].dst_dev && loc.pe == v[i].dst_pe;
+	}
+	if (nr)
+		log_info("pool %s: %zu moves were in flight when tierd stopped: %zu had committed,"
+			 " %zu rolled back (their source extents stayed authoritative)",
+			 p->sp.meta.name, nr, completed, nr - completed);
+	free(v);
+	if (nr && state_intents_clear(ps->state, p->sp.id, NULL) < 0)
+		log_warn("pool %s: cannot clear its migration intents: %s", p->sp.meta.name,
+			 state_last_error(ps->state));
+}
+
 int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 {
 	struct dmctl_info info;
@@ -814,6 +848,11 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 			  pool_load_table(p, 1, err, err_len);
 	if (r < 0)
 		goto fail;
+	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+		p->dm_major = info.major;
+		p->dm_minor = info.minor;
+	}
+	pool_settle_intents(ps, p);
 	p->active = 1;
 	pool_stats_start(p);
 	if (!p->sp.want_active) {
@@ -1590,6 +1629,7 @@ json_object *pool_to_json(const struct pool *p)
 		json_object_array_add(tiers, t);
 	json_object_object_add(o, "tiers", tiers);
 	json_object_object_add(o, "heat", pool_heat_status_json(p));
+	json_object_object_add(o, "job", pool_job_json(p));
 	return o;
 }
 
@@ -1614,27 +1654,61 @@ json_object *pools_to_json(struct pools *ps)
 
 /* ---- long operations ---------------------------------------------------------- */
 
-/* Extents per table swap: more copy at once, but a longer commit while suspended. */
+/*
+ * Extents per table swap: more copy at once, but a longer commit while
+ * suspended. A batch also ends early when a destination has no free extent
+ * left: the next one can use what this one's commit frees (a swap).
+ */
 #define POOL_JOB_BATCH 16
+/* How far past the first waiting move a batch looks for moves that can start. */
+#define POOL_JOB_LOOKAHEAD 4096
+/* I/O awareness (docs/migration.md): the share of time the volume had I/O in flight. */
+#define POOL_BUSY_THROTTLED 0.30
+#define POOL_BUSY_IDLE 0.05
+/* The window over which the volume's load is measured before a batch, seconds. */
+#define POOL_LOAD_WINDOW 1.0
+/* Throttled: after this many busy windows in a row, one extent moves anyway. */
+#define POOL_THROTTLED_MAX_WAITS 5
+
+struct pool_job_move {
+	uint32_t le;
+	uint16_t dev;  /* destination device */
+	uint8_t state; /* 0 waiting, 1 started (moved, failed or skipped) */
+};
 
 struct pool_job {
 	struct pool *p;
 	struct ev_loop *loop;
-	ev_timer kick; /* starts the job from the loop, so done never runs inside start */
-	uint32_t *les;
-	size_t nr, next;
-	unsigned to_dev;
-	int keep_reserve; /* leave the destination's swap reserve free */
-	int detach;       /* release to_dev's counterpart (detach_dev) at the end */
+	ev_timer kick; /* starts batches from the loop, so done never runs inside start */
+	struct pool_job_move *moves;
+	size_t nr, first_waiting, started;
+	struct pool_move_limits limits;
+	int detach; /* release detach_dev at the end */
 	unsigned detach_dev;
+	int paused, cancelled;
+	const char *waiting; /* why no batch runs now: "", "paused", "rate", "busy", "idle" */
+	unsigned busy_waits;
+	struct devload_sample load;
+	int load_ok;
+	uint64_t next_batch_ns; /* rate cap: no batch starts before */
 	struct migrate_item items[POOL_JOB_BATCH];
+	size_t nr_items;
 	struct migrate_batch *batch;
 	uint64_t moved, failed;
+	struct state_moves *moved_out;
 	char what[192];
 	pool_progress_fn progress;
 	pool_done_fn done;
 	void *ctx;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 const char *pool_busy(const struct pool *p)
 {
@@ -1702,75 +1776,228 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 	ev_timer_stop(job->loop, &job->kick);
 	p->job = NULL;
 	job->done(p, r, msg, job->moved, job->failed, job->ctx);
-	free(job->les);
+	free(job->moves);
 	free(job);
 }
 
 static void job_next(struct pool_job *job);
 
+static void job_wait(struct pool_job *job, const char *why, double seconds)
+{
+	job->waiting = why;
+	ev_timer_stop(job->loop, &job->kick);
+	ev_timer_set(&job->kick, seconds, 0.);
+	ev_timer_start(job->loop, &job->kick);
+}
+
+/* What the batch moved, into the pool's history, the caller's counters and the residency clock. */
+static void job_account(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	struct state_moves delta = { 0 };
+	uint64_t bytes = p->sp.meta.extent_size;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		int up = p->sp.meta.devs[it->dev].tier == METADATA_TIER_SSD;
+
+		if (it->result != 0) {
+			job->failed++;
+			delta.failed++;
+			log_err("pool %s: extent %u could not move to %s (a device failed); it stays where"
+				" it was", p->sp.meta.name, it->le, p->sp.paths[it->dev]);
+			continue;
+		}
+		job->moved++;
+		if (up) {
+			delta.promoted_extents++;
+			delta.promoted_bytes += bytes;
+		} else {
+			delta.demoted_extents++;
+			delta.demoted_bytes += bytes;
+		}
+		if (it->le < p->heat.nr)
+			p->heat.e[it->le].moved_at = (uint32_t)now;
+	}
+	if (job->moved_out) {
+		job->moved_out->promoted_extents += delta.promoted_extents;
+		job->moved_out->demoted_extents += delta.demoted_extents;
+		job->moved_out->promoted_bytes += delta.promoted_bytes;
+		job->moved_out->demoted_bytes += delta.demoted_bytes;
+		job->moved_out->failed += delta.failed;
+	}
+	if (state_moves_add(p->ps->state, p->sp.id, now / 60, &delta) < 0)
+		log_warn("pool %s: cannot record the moves in the history: %s", p->sp.meta.name,
+			 state_last_error(p->ps->state));
+	/* Moved extents lost their intent in the commit; failed ones end here. */
+	if (state_intents_clear(p->ps->state, p->sp.id, NULL) < 0)
+		log_warn("pool %s: cannot clear migration intents: %s", p->sp.meta.name,
+			 state_last_error(p->ps->state));
+}
+
 static void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 {
 	struct pool_job *job = ctx;
-	size_t nr = 0;
+	uint64_t bytes = (uint64_t)job->nr_items * job->p->sp.meta.extent_size;
 
 	(void)b;
 	job->batch = NULL;
-	for (size_t i = 0; i < POOL_JOB_BATCH && job->items[i].le != UINT32_MAX; i++) {
-		nr++;
-		if (job->items[i].result == 0) {
-			job->moved++;
-		} else {
-			job->failed++;
-			log_err("pool %s: extent %u could not move to %s (a device failed); it stays where"
-				" it was", job->p->sp.meta.name, job->items[i].le,
-				job->p->sp.paths[job->items[i].dev]);
-		}
-	}
+	job_account(job);
+	job->nr_items = 0;
 	if (r < 0) {
 		job_finish(job, r, err);
 		return;
 	}
-	job->progress(job->p, job->what, job->next, job->nr, job->ctx);
+	if (job->limits.rate)
+		job->next_batch_ns = now_ns() + (uint64_t)((double)bytes / (double)job->limits.rate * 1e9);
+	job->load_ok = devload_read(job->p->dm_major, job->p->dm_minor, &job->load) == 0;
+	job->progress(job->p, job->what, job->started, job->nr, job->ctx);
 	job_next(job);
+}
+
+/*
+ * Whether a batch may start now and how many extents it may hold; otherwise
+ * the job waits (a timer calls job_next again). Off: always, full batches.
+ * Throttled: waits while the volume is busy, up to POOL_THROTTLED_MAX_WAITS
+ * windows, then moves one extent. Idle: waits until the volume is quiet.
+ */
+static size_t job_admit(struct pool_job *job)
+{
+	struct devload_sample cur;
+	uint64_t now = now_ns();
+	double busy, elapsed;
+
+	if (job->paused) {
+		job->waiting = "paused";
+		return 0;
+	}
+	if (job->next_batch_ns > now) {
+		job_wait(job, "rate", (double)(job->next_batch_ns - now) / 1e9);
+		return 0;
+	}
+	if (job->limits.io == POOL_IO_OFF)
+		return POOL_JOB_BATCH;
+	if (!job->load_ok || devload_read(job->p->dm_major, job->p->dm_minor, &cur) < 0) {
+		job->load_ok = devload_read(job->p->dm_major, job->p->dm_minor, &job->load) == 0;
+		if (!job->load_ok)
+			return POOL_JOB_BATCH; /* no counters: cannot tell, do not stall forever */
+		job_wait(job, job->limits.io == POOL_IO_IDLE ? "idle" : "busy", POOL_LOAD_WINDOW);
+		return 0;
+	}
+	elapsed = (double)(cur.at_ns - job->load.at_ns) / 1e9;
+	if (elapsed < POOL_LOAD_WINDOW * 0.9) {
+		job_wait(job, job->limits.io == POOL_IO_IDLE ? "idle" : "busy",
+			 POOL_LOAD_WINDOW - elapsed);
+		return 0;
+	}
+	busy = devload_busy(&job->load, &cur);
+	job->load = cur;
+	if (job->limits.io == POOL_IO_IDLE) {
+		if (busy >= POOL_BUSY_IDLE) {
+			job_wait(job, "idle", POOL_LOAD_WINDOW);
+			return 0;
+		}
+		return POOL_JOB_BATCH;
+	}
+	if (busy < POOL_BUSY_THROTTLED) {
+		job->busy_waits = 0;
+		return POOL_JOB_BATCH;
+	}
+	if (++job->busy_waits <= POOL_THROTTLED_MAX_WAITS) {
+		job_wait(job, "busy", POOL_LOAD_WINDOW);
+		return 0;
+	}
+	job->busy_waits = 0;
+	return 1;
+}
+
+static void job_record_intents(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	struct state_intent v[POOL_JOB_BATCH];
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		struct extmap_loc src = extmap_get(&p->sp.map, job->items[i].le);
+
+		v[i] = (struct state_intent){ .le = job->items[i].le, .src_dev = src.dev,
+					      .src_pe = src.pe, .dst_dev = (uint16_t)job->items[i].dev,
+					      .dst_pe = job->items[i].pe };
+	}
+	if (state_intents_add(p->ps->state, p->sp.id, v, job->nr_items, time(NULL)) < 0)
+		log_warn("pool %s: cannot record the migration intents: %s", p->sp.meta.name,
+			 state_last_error(p->ps->state));
 }
 
 static void job_next(struct pool_job *job)
 {
 	struct pool *p = job->p;
-	uint32_t reserve = job->keep_reserve ? p->sp.meta.devs[job->to_dev].reserve_pe : 0;
 	char err[POOL_ERR_MAX];
-	size_t n = 0;
+	size_t n = 0, max, looked = 0;
 	int r;
 
-	for (size_t i = 0; i < POOL_JOB_BATCH; i++)
-		job->items[i].le = UINT32_MAX;
-	while (job->next < job->nr && n < POOL_JOB_BATCH) {
-		uint32_t le = job->les[job->next];
-		uint32_t pe;
+	if (job->cancelled) {
+		job_finish(job, -ECANCELED, "cancelled");
+		return;
+	}
+	if (job->limits.deadline && time(NULL) >= job->limits.deadline) {
+		job_finish(job, -ETIME, "the tiering window closed");
+		return;
+	}
+	while (job->first_waiting < job->nr && job->moves[job->first_waiting].state)
+		job->first_waiting++;
+	if (job->first_waiting == job->nr) {
+		job_finish(job, 0, NULL);
+		return;
+	}
+	max = job_admit(job);
+	if (max == 0)
+		return;
+	job->waiting = "";
+	for (size_t i = job->first_waiting; i < job->nr && n < max && looked < POOL_JOB_LOOKAHEAD;
+	     i++) {
+		struct pool_job_move *m = &job->moves[i];
+		uint32_t reserve, pe;
 
-		if (extmap_get(&p->sp.map, le).dev == job->to_dev) {
-			job->next++;
+		if (m->state)
+			continue;
+		looked++;
+		if (extmap_get(&p->sp.map, m->le).dev == m->dev) {
+			m->state = 1;
+			job->started++;
 			continue;
 		}
-		if (p->sp.map.nr_free[job->to_dev] <= reserve ||
-		    extmap_alloc(&p->sp.map, job->to_dev, &pe) < 0)
-			break;
-		job->items[n++] = (struct migrate_item){ .le = le, .dev = job->to_dev, .pe = pe };
-		job->next++;
+		/* A move may use a device's swap reserve only to make room on the other tier. */
+		reserve = job->detach || p->sp.meta.devs[m->dev].tier == METADATA_TIER_HDD ?
+				  0 : p->sp.meta.devs[m->dev].reserve_pe;
+		if (p->sp.map.nr_free[m->dev] <= reserve || extmap_alloc(&p->sp.map, m->dev, &pe) < 0)
+			continue;
+		job->items[n++] = (struct migrate_item){ .le = m->le, .dev = m->dev, .pe = pe };
+		m->state = 1;
+		job->started++;
 	}
 	if (n == 0) {
-		if (job->next < job->nr) {
-			snprintf(err, sizeof(err), "%s: no free extents left", p->sp.paths[job->to_dev]);
+		size_t left = 0;
+
+		for (size_t i = job->first_waiting; i < job->nr; i++)
+			left += !job->moves[i].state;
+		if (left) {
+			snprintf(err, sizeof(err), "%zu extents could not move: no free extents left on"
+				 " their destination", left);
 			job_finish(job, -ENOSPC, err);
 			return;
 		}
 		job_finish(job, 0, NULL);
 		return;
 	}
+	job->nr_items = n;
+	job_record_intents(job);
 	r = migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job, &job->batch, err,
 				sizeof(err));
-	if (r < 0)
+	if (r < 0) {
+		job->nr_items = 0;
 		job_finish(job, r, err);
+	}
 }
 
 static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
@@ -1780,24 +2007,27 @@ static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
 	job_next(w->data);
 }
 
-static int job_start(struct pool *p, struct ev_loop *loop, uint32_t *les, size_t nr,
-		     unsigned to_dev, pool_progress_fn progress, pool_done_fn done, void *ctx,
-		     struct pool_job **out)
+static int job_start(struct pool *p, struct ev_loop *loop, struct pool_job_move *moves, size_t nr,
+		     const struct pool_move_limits *limits, pool_progress_fn progress,
+		     pool_done_fn done, void *ctx, struct pool_job **out)
 {
 	struct pool_job *job = calloc(1, sizeof(*job));
 
 	if (!job) {
-		free(les);
+		free(moves);
 		return -ENOMEM;
 	}
 	job->p = p;
 	job->loop = loop;
-	job->les = les;
+	job->moves = moves;
 	job->nr = nr;
-	job->to_dev = to_dev;
+	if (limits)
+		job->limits = *limits;
+	job->waiting = "";
 	job->progress = progress;
 	job->done = done;
 	job->ctx = ctx;
+	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
 	ev_timer_init(&job->kick, job_kick, 0., 0.);
 	job->kick.data = job;
 	ev_timer_start(loop, &job->kick);
@@ -1806,19 +2036,19 @@ static int job_start(struct pool *p, struct ev_loop *loop, uint32_t *les, size_t
 	return 0;
 }
 
-/* The logical extents in [first, first + count) that are (on) or are not on dev, in order. */
+/* The logical extents in [first, first + count) that are (on) or are not on dev, to move to to_dev. */
 static int extents_by_dev(const struct pool *p, uint32_t first, uint32_t count, unsigned dev,
-			  bool on, uint32_t **les, size_t *nr)
+			  bool on, unsigned to_dev, struct pool_job_move **moves, size_t *nr)
 {
-	uint32_t *v = malloc(((size_t)count + 1) * sizeof(*v));
+	struct pool_job_move *v = malloc(((size_t)count + 1) * sizeof(*v));
 	size_t n = 0;
 
 	if (!v)
 		return -ENOMEM;
 	for (uint32_t le = first; le < first + count; le++)
 		if ((extmap_get(&p->sp.map, le).dev == dev) == on)
-			v[n++] = le;
-	*les = v;
+			v[n++] = (struct pool_job_move){ .le = le, .dev = (uint16_t)to_dev };
+	*moves = v;
 	*nr = n;
 	return 0;
 }
@@ -1850,8 +2080,8 @@ int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 {
 	int ssd = pool_ssd_dev(p), r;
 	unsigned to = to_ssd ? (unsigned)ssd : 0;
+	struct pool_job_move *moves;
 	struct pool_job *job;
-	uint32_t *les;
 	size_t nr;
 
 	r = pool_check_idle(p, err, err_len);
@@ -1862,16 +2092,110 @@ int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	if (count == 0 || first >= p->sp.map.nr_logical || count > p->sp.map.nr_logical - first)
 		return failf(-EINVAL, err, err_len, "pool %s has extents 0 to %u", p->sp.meta.name,
 			     p->sp.map.nr_logical - 1);
-	r = extents_by_dev(p, first, count, to, false, &les, &nr);
+	r = extents_by_dev(p, first, count, to, false, to, &moves, &nr);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
-	r = job_start(p, loop, les, nr, to, progress, done, ctx, &job);
+	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
-	job->keep_reserve = 1;
 	snprintf(job->what, sizeof(job->what), "moving extents %u-%u to the %s tier", first,
 		 first + count - 1, to_ssd ? "SSD" : "HDD");
 	return 0;
+}
+
+int pool_moves_start(struct pool *p, struct ev_loop *loop, const struct pool_move_req *req,
+		     size_t nr, const struct pool_move_limits *limits, const char *what,
+		     struct state_moves *moved, pool_progress_fn progress, pool_done_fn done,
+		     void *ctx, char *err, size_t err_len)
+{
+	int ssd = pool_ssd_dev(p), r;
+	struct pool_job_move *moves;
+	struct pool_job *job;
+
+	r = pool_check_idle(p, err, err_len);
+	if (r < 0)
+		return r;
+	if (ssd < 0)
+		return failf(-ENODEV, err, err_len, "pool %s has no SSD tier", p->sp.meta.name);
+	moves = calloc(nr + 1, sizeof(*moves));
+	if (!moves)
+		return failf(-ENOMEM, err, err_len, "out of memory");
+	for (size_t i = 0; i < nr; i++) {
+		if (req[i].le >= p->sp.map.nr_logical) {
+			free(moves);
+			return failf(-EINVAL, err, err_len, "pool %s has extents 0 to %u",
+				     p->sp.meta.name, p->sp.map.nr_logical - 1);
+		}
+		moves[i] = (struct pool_job_move){ .le = req[i].le,
+						   .dev = (uint16_t)(req[i].to_ssd ? ssd : 0) };
+	}
+	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job);
+	if (r < 0)
+		return failf(r, err, err_len, "out of memory");
+	job->moved_out = moved;
+	snprintf(job->what, sizeof(job->what), "%s", what);
+	return 0;
+}
+
+void pool_job_pause(struct pool *p, bool paused)
+{
+	struct pool_job *job = p->job;
+
+	if (!job || job->paused == paused)
+		return;
+	job->paused = paused;
+	/* A waiting job looks again now; a batch in flight ends first. */
+	if (!paused && !job->batch)
+		job_wait(job, "", 0.);
+}
+
+void pool_job_cancel(struct pool *p)
+{
+	struct pool_job *job = p->job;
+
+	if (!job)
+		return;
+	job->cancelled = 1;
+	if (!job->batch)
+		job_wait(job, "", 0.);
+}
+
+json_object *pool_job_json(const struct pool *p)
+{
+	const struct pool_job *job = p->job;
+	json_object *o, *batch;
+	uint64_t copied = 0, total = 0;
+
+	if (!job)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "what", json_object_new_string(job->what));
+	add_u64(o, "done", job->started);
+	add_u64(o, "total", job->nr);
+	add_u64(o, "moved", job->moved);
+	add_u64(o, "failed", job->failed);
+	json_object_object_add(o, "paused", json_object_new_boolean(job->paused));
+	json_object_object_add(o, "waiting", job->waiting[0] ? json_object_new_string(job->waiting) :
+							       NULL);
+	batch = json_object_new_array();
+	for (size_t i = 0; job->batch && i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		struct extmap_loc src = extmap_get(&p->sp.map, it->le);
+		json_object *m = json_object_new_object();
+
+		add_u64(m, "extent", it->le);
+		json_object_object_add(m, "from", json_object_new_string(
+			src.dev < p->sp.meta.nr_devs ? tier_name_of(p->sp.meta.devs[src.dev].tier) : "?"));
+		json_object_object_add(m, "to", json_object_new_string(
+			tier_name_of(p->sp.meta.devs[it->dev].tier)));
+		json_object_array_add(batch, m);
+	}
+	json_object_object_add(o, "batch", batch);
+	if (job->batch)
+		migrate_batch_progress(job->batch, &copied, &total);
+	add_u64(o, "batch_regions_copied", copied);
+	add_u64(o, "batch_regions", total);
+	return o;
 }
 
 /* Drop the SSD's share of the volume from its end (the filesystem was shrunk). */
@@ -1936,8 +2260,8 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 		      size_t err_len)
 {
 	int dev = pool_ssd_dev(p), r;
+	struct pool_job_move *moves;
 	struct pool_job *job;
-	uint32_t *les;
 	size_t nr;
 
 	r = pool_check_idle(p, err, err_len);
@@ -1964,10 +2288,10 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 		if (r < 0)
 			return r;
 	}
-	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, &les, &nr);
+	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, 0, &moves, &nr);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
-	r = job_start(p, loop, les, nr, 0, progress, done, ctx, &job);
+	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
 	job->detach = 1;
@@ -2234,4 +2558,73 @@ int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void 
 		if (fn(p, ctx) < 0)
 			r = -EIO;
 	return r;
+}
+
+/* ---- for tiering runs (tiering.c) ---- */
+
+int64_t pool_state_id(const struct pool *p)
+{
+	return p->sp.id;
+}
+
+uint64_t pool_extent_size(const struct pool *p)
+{
+	return p->sp.meta.extent_size;
+}
+
+uint32_t pool_nr_extents(const struct pool *p)
+{
+	return p->sp.map.nr_logical;
+}
+
+bool pool_is_active(const struct pool *p)
+{
+	return p->active;
+}
+
+bool pool_job_paused(const struct pool *p)
+{
+	return p->job && p->job->paused;
+}
+
+int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32_t *ssd_capacity,
+		       uint32_t *ssd_free, uint32_t *hdd_free)
+{
+	int ssd = pool_ssd_dev(p);
+	uint32_t nr = p->sp.map.nr_logical, used;
+	struct planner_extent *v = calloc(nr ? nr : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t le = 0; le < nr; le++) {
+		struct extmap_loc loc = extmap_get(&p->sp.map, le);
+
+		if (loc.dev < p->sp.meta.nr_devs)
+			v[le].tier = p->sp.meta.devs[loc.dev].tier == METADATA_TIER_SSD ? PLANNER_SSD :
+											  PLANNER_HDD;
+		if (le < p->heat.nr) {
+			float h = p->heat.e[le].heat;
+
+			v[le].heat = h >= 0 && h < 3e38f ? h : 0;
+			v[le].moved_at = p->heat.e[le].moved_at;
+		}
+	}
+	*hdd_free = p->sp.map.nr_free[0];
+	*ssd_capacity = *ssd_free = 0;
+	if (ssd >= 0) {
+		const struct metadata_dev *d = &p->sp.meta.devs[ssd];
+
+		/* Promotions leave the SSD's swap reserve free (job_next). */
+		used = d->nr_pe - p->sp.map.nr_free[ssd];
+		*ssd_capacity = d->nr_pe - d->reserve_pe > used ? d->nr_pe - d->reserve_pe : used;
+		*ssd_free = *ssd_capacity - used;
+	}
+	*out = v;
+	return 0;
+}
+
+void pool_io_pending(const struct pool *p, struct state_tier_io io[2])
+{
+	io[0] = p->io[0];
+	io[1] = p->io[1];
 }

@@ -97,6 +97,57 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 		      pool_progress_fn progress, pool_done_fn done, void *ctx, char *err,
 		      size_t err_len);
 
+/* Limits of a list of moves (docs/migration.md, docs/schedule.md). */
+enum pool_io_awareness { POOL_IO_OFF, POOL_IO_THROTTLED, POOL_IO_IDLE };
+
+struct pool_move_limits {
+	uint64_t rate;              /* bytes per second, 0: no cap */
+	enum pool_io_awareness io;
+	int64_t deadline;           /* unix seconds: no batch starts after it; 0: none */
+};
+
+struct pool_move_req {
+	uint32_t le;
+	bool to_ssd;
+};
+
+/*
+ * Move extents in the order given, in batches, within limits. A move whose
+ * destination is full waits until a later batch frees room (a swap: the
+ * demotion before it commits first). moved (may be NULL) counts what moved,
+ * batch by batch, until done. done gets -ETIME when the deadline stopped the
+ * job, -ECANCELED after pool_job_cancel(), -ENOSPC when moves were left
+ * that could never find room.
+ */
+int pool_moves_start(struct pool *p, struct ev_loop *loop, const struct pool_move_req *moves,
+		     size_t nr, const struct pool_move_limits *limits, const char *what,
+		     struct state_moves *moved, pool_progress_fn progress, pool_done_fn done,
+		     void *ctx, char *err, size_t err_len);
+/* A paused job finishes its batch, then waits; nothing when the pool is idle. */
+void pool_job_pause(struct pool *p, bool paused);
+/* The job ends after its current batch. */
+void pool_job_cancel(struct pool *p);
+/* The running job: what, done, total, moved, failed, paused, waiting, batch [{extent, from, to}]; NULL when idle. */
+json_object *pool_job_json(const struct pool *p);
+
+/* ---- for tiering runs (tiering.c) ---- */
+struct planner_extent;
+
+int64_t pool_state_id(const struct pool *p);
+uint64_t pool_extent_size(const struct pool *p);
+uint32_t pool_nr_extents(const struct pool *p);
+bool pool_is_active(const struct pool *p);
+bool pool_job_paused(const struct pool *p);
+/*
+ * Per logical extent: tier, heat and last move (pins are the caller's), and
+ * the room for moves: SSD extents usable for data (its swap reserve
+ * excluded) and free of them, free HDD extents. Free *ext.
+ */
+int pool_planner_input(const struct pool *p, struct planner_extent **ext, uint32_t *ssd_capacity,
+		       uint32_t *ssd_free, uint32_t *hdd_free);
+/* I/O counted per tier since the last store to the state ([METADATA_TIER_*]). */
+void pool_io_pending(const struct pool *p, struct state_tier_io io[2]);
+
 /* ---- for the migration engine (migrate.c) ---- */
 struct extmap;
 struct dmtable;

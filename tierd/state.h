@@ -37,7 +37,10 @@ void state_pool_destroy(struct state_pool *p);
 int state_pool_insert(struct state *st, struct state_pool *p);
 /* Rewrite the pool's row, devices and whole map in one transaction. */
 int state_pool_save(struct state *st, const struct state_pool *p);
-/* The pool's generation and the locations of the extents les[] (a migration's commit). */
+/*
+ * The pool's generation and the locations of the extents les[] (a migration's
+ * commit); their migration intents go in the same transaction.
+ */
 int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
 			    size_t nr);
 int state_pool_set_want_active(struct state *st, int64_t id, int want_active);
@@ -67,5 +70,93 @@ int state_tier_io_add(struct state *st, int64_t id, int64_t minute, const char *
 int state_tier_io_total(struct state *st, int64_t id, const char *tier, struct state_tier_io *out);
 /* Fold minute rows before `before` into hourly rows. */
 int state_tier_io_compact(struct state *st, int64_t before_minute);
+
+/* ---- tiering: policy, schedule, pins, runs, moves (docs/policies.md, docs/schedule.md) ---- */
+
+#define STATE_NAME_MAX 64
+
+/* A pool's tiering settings; state_tiering_load() gives the defaults when none were set. */
+struct state_tiering {
+	char policy[STATE_NAME_MAX];
+	char spec[256];
+	char window[32];          /* "" when runs may start at any time */
+	uint64_t max_bytes;       /* per run, 0: no limit */
+	uint64_t rate;            /* bytes per second, 0: no cap */
+	char io_awareness[16];    /* off, throttled, idle */
+	int paused;
+};
+
+void state_tiering_default(struct state_tiering *t);
+int state_tiering_load(struct state *st, int64_t id, struct state_tiering *out);
+int state_tiering_save(struct state *st, int64_t id, const struct state_tiering *t);
+
+struct state_pin {
+	uint32_t first, nr;
+	int ssd; /* 1: pinned to the SSD tier, 0: to the HDD tier */
+};
+
+/* The pool's pins in extent order; free *pins. */
+int state_pins_load(struct state *st, int64_t id, struct state_pin **pins, size_t *nr);
+/* Replace every pin of the pool. */
+int state_pins_save(struct state *st, int64_t id, const struct state_pin *pins, size_t nr);
+
+struct state_moves {
+	uint64_t promoted_extents, demoted_extents, promoted_bytes, demoted_bytes, failed;
+};
+
+struct state_run {
+	int64_t id;
+	char trigger[16];         /* schedule, on-demand, auto */
+	char policy[STATE_NAME_MAX];
+	int64_t started, finished; /* unix seconds; finished 0 while running */
+	uint64_t planned_extents;
+	struct state_moves moved;
+	char result[16];          /* running, done, partial, failed, cancelled, interrupted */
+	char message[256];
+};
+
+/* A new run: sets r->id. */
+int state_run_insert(struct state *st, int64_t pool_id, struct state_run *r);
+int state_run_update(struct state *st, const struct state_run *r);
+/* The newest runs first, at most limit; free *runs. */
+int state_runs_list(struct state *st, int64_t pool_id, unsigned limit, struct state_run **runs,
+		    size_t *nr);
+/* At start: runs left 'running' by a crash or stop become 'interrupted'. */
+int state_runs_interrupted(struct state *st, int64_t now);
+
+/* Add what moved in one minute (unix time / 60). */
+int state_moves_add(struct state *st, int64_t id, int64_t minute, const struct state_moves *m);
+int state_moves_total(struct state *st, int64_t id, struct state_moves *out);
+
+/* I/O per tier and moves of one interval of a history. */
+struct state_interval {
+	int64_t start;                 /* unix seconds */
+	struct state_tier_io io[2];    /* [METADATA_TIER_*] */
+	struct state_moves moved;
+};
+
+/*
+ * nr intervals of step_s seconds from start (unix seconds, a whole minute):
+ * fills out[0..nr), which the caller zeroed. Hourly rows count in the
+ * interval holding their hour's start.
+ */
+int state_history(struct state *st, int64_t id, int64_t start, uint32_t step_s, size_t nr,
+		  struct state_interval *out);
+
+/* ---- migration intents (commit protocol step 1, docs/migration.md) ---- */
+
+struct state_intent {
+	uint32_t le;
+	uint16_t src_dev, dst_dev;
+	uint32_t src_pe, dst_pe;
+};
+
+/* Record the moves about to copy, in one transaction. */
+int state_intents_add(struct state *st, int64_t id, const struct state_intent *v, size_t nr,
+		      int64_t now);
+/* The pool's intents; free *v. */
+int state_intents_load(struct state *st, int64_t id, struct state_intent **v, size_t *nr);
+/* Forget every intent of the pool (after a batch, or at activation); *nr gets how many there were. */
+int state_intents_clear(struct state *st, int64_t id, uint64_t *nr);
 
 #endif

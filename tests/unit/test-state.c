@@ -134,6 +134,7 @@ static void test_heat_round_trip(void)
 		t.e[i].heat = (float)i / 3.0f;
 		t.e[i].reads = (uint64_t)i << 33;
 		t.e[i].writes = i * 7u;
+		t.e[i].moved_at = 1700000000u + i;
 	}
 	t.last_sample_ns = 1234567890123456789ull;
 	/* In steps, as the daemon flushes; then the first step again, newer. */
@@ -150,6 +151,7 @@ static void test_heat_round_trip(void)
 		CHECK(back.e[i].heat == t.e[i].heat);
 		CHECK_UINT(back.e[i].reads, t.e[i].reads);
 		CHECK_UINT(back.e[i].writes, t.e[i].writes);
+		CHECK_UINT(back.e[i].moved_at, t.e[i].moved_at);
 	}
 	heat_table_destroy(&back);
 	/* A smaller table (the volume shrank) takes what fits. */
@@ -189,6 +191,101 @@ static void test_tier_io(void)
 	state_close(st);
 }
 
+static void test_tiering(void)
+{
+	struct state *st = open_state();
+	struct state_pool *p = load_one(st);
+	struct state_tiering t, back;
+	struct state_pin pins[2] = { { 3, 2, 1 }, { 10, 1, 0 } }, *pins_back;
+	struct state_run run = { 0 }, *runs;
+	struct state_moves m = { 1, 2, 4096, 8192, 1 }, total;
+	struct state_interval hist[3] = { 0 };
+	struct state_intent in[2] = { { 5, 0, 1, 7, 0 }, { 6, 0, 1, 8, 1 } }, *in_back;
+	struct state_tier_io io = { 10, 0, 40960, 0 };
+	size_t nr;
+	uint64_t cleared;
+
+	/* Defaults until something is stored, then a round trip. */
+	CHECK_OK(state_tiering_load(st, p->id, &back));
+	CHECK_STR(back.policy, "auto");
+	CHECK_STR(back.spec, "manual");
+	CHECK_STR(back.io_awareness, "throttled");
+	state_tiering_default(&t);
+	snprintf(t.spec, sizeof(t.spec), "every 1h");
+	snprintf(t.window, sizeof(t.window), "22:00-06:00");
+	snprintf(t.io_awareness, sizeof(t.io_awareness), "idle");
+	t.max_bytes = 1 << 30;
+	t.rate = 100 << 20;
+	t.paused = 1;
+	CHECK_OK(state_tiering_save(st, p->id, &t));
+	CHECK_OK(state_tiering_load(st, p->id, &back));
+	CHECK(memcmp(&t, &back, sizeof(t)) == 0);
+	snprintf(t.io_awareness, sizeof(t.io_awareness), "fast");
+	CHECK_INT(state_tiering_save(st, p->id, &t), -EEXIST); /* CHECK constraint */
+
+	CHECK_OK(state_pins_save(st, p->id, pins, 2));
+	CHECK_OK(state_pins_load(st, p->id, &pins_back, &nr));
+	CHECK_UINT(nr, 2);
+	CHECK(memcmp(pins, pins_back, sizeof(pins)) == 0);
+	free(pins_back);
+	CHECK_OK(state_pins_save(st, p->id, pins + 1, 1));
+	CHECK_OK(state_pins_load(st, p->id, &pins_back, &nr));
+	CHECK_UINT(nr, 1);
+	CHECK_UINT(pins_back[0].first, 10);
+	free(pins_back);
+
+	snprintf(run.trigger, sizeof(run.trigger), "on-demand");
+	snprintf(run.policy, sizeof(run.policy), "auto");
+	snprintf(run.result, sizeof(run.result), "running");
+	run.started = 1000;
+	run.planned_extents = 9;
+	CHECK_OK(state_run_insert(st, p->id, &run));
+	CHECK(run.id > 0);
+	run.moved = m;
+	CHECK_OK(state_run_update(st, &run));
+	CHECK_OK(state_runs_interrupted(st, 2000));
+	CHECK_OK(state_runs_list(st, p->id, 5, &runs, &nr));
+	CHECK_UINT(nr, 1);
+	CHECK_STR(runs[0].result, "interrupted");
+	CHECK_INT(runs[0].finished, 2000);
+	CHECK_UINT(runs[0].moved.demoted_bytes, 8192);
+	CHECK_UINT(runs[0].planned_extents, 9);
+	free(runs);
+	snprintf(run.trigger, sizeof(run.trigger), "whim");
+	CHECK_INT(state_run_insert(st, p->id, &run), -EEXIST);
+
+	/* Moves and I/O land in the interval of their minute. */
+	CHECK_OK(state_moves_add(st, p->id, 100, &m));
+	CHECK_OK(state_moves_add(st, p->id, 100, &m));
+	CHECK_OK(state_moves_add(st, p->id, 102, &m));
+	CHECK_OK(state_moves_total(st, p->id, &total));
+	CHECK_UINT(total.promoted_extents, 3);
+	CHECK_UINT(total.failed, 3);
+	CHECK_OK(state_tier_io_add(st, p->id, 101, "ssd", &io));
+	CHECK_OK(state_history(st, p->id, 6000, 60, 3, hist));
+	CHECK_INT(hist[2].start, 6120);
+	CHECK_UINT(hist[0].moved.promoted_bytes, 8192);
+	CHECK_UINT(hist[1].io[METADATA_TIER_SSD].reads, 10);
+	CHECK_UINT(hist[2].moved.demoted_extents, 2);
+
+	/* An intent goes with the commit of its extent, in the same transaction. */
+	CHECK_OK(state_intents_add(st, p->id, in, 2, 3000));
+	CHECK_OK(state_intents_load(st, p->id, &in_back, &nr));
+	CHECK_UINT(nr, 2);
+	CHECK(memcmp(in, in_back, sizeof(in)) == 0);
+	free(in_back);
+	CHECK_OK(state_pool_save_extents(st, p, &in[0].le, 1));
+	CHECK_OK(state_intents_load(st, p->id, &in_back, &nr));
+	CHECK_UINT(nr, 1);
+	CHECK_UINT(in_back[0].le, 6);
+	free(in_back);
+	CHECK_OK(state_intents_clear(st, p->id, &cleared));
+	CHECK_UINT(cleared, 1);
+	state_pool_destroy(p);
+	free(p);
+	state_close(st);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -198,6 +295,7 @@ int main(void)
 	test_pool_round_trip();
 	test_heat_round_trip();
 	test_tier_io();
+	test_tiering();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

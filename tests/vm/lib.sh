@@ -90,7 +90,8 @@ TIERD_PID=
 # tierd_start [ARGS...]: start the daemon in the background and wait until it
 # answers.
 tierd_start() {
-	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" "$@" 2>>/tmp/tierd.log &
+	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" \
+		--policy-dir "$TIERD_SOURCE_DIR/policies" "$@" 2>>/tmp/tierd.log &
 	TIERD_PID=$!
 	local i
 	for i in $(seq 100); do

@@ -1,0 +1,145 @@
+/* tierctl's pure helpers: durations and times (timefmt), FIEMAP range merging (ranges). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "ranges.h"
+#include "timefmt.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIB (UINT64_C(1) << 20)
+
+static void check_duration(const char *text, uint64_t expected)
+{
+	uint64_t s = 12345;
+
+	CHECK_OK(timefmt_parse_duration(text, &s));
+	CHECK_UINT(s, expected);
+}
+
+static void test_parse_duration(void)
+{
+	static const struct check_bad_input bad[] = {
+		{ "", -EINVAL }, { "30", -EINVAL }, { "m", -EINVAL }, { "1w", -EINVAL },
+		{ "1m1h", -EINVAL }, { "1h1h", -EINVAL }, { " 1h", -EINVAL }, { "1h ", -EINVAL },
+		{ "-1h", -EINVAL }, { "1.5h", -EINVAL }, { "1H", -EINVAL },
+		{ "99999999999999999999s", -ERANGE }, { "999999999999999999d", -ERANGE },
+	};
+
+	check_duration("0", 0);
+	check_duration("0s", 0);
+	check_duration("90s", 90);
+	check_duration("30m", 1800);
+	check_duration("6h", 21600);
+	check_duration("1d", 86400);
+	check_duration("7d", 604800);
+	check_duration("1h30m", 5400);
+	check_duration("1d2h3m4s", 93784);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint64_t s = 7;
+
+		CHECK_INT(timefmt_parse_duration(bad[i].text, &s), bad[i].err);
+		/* Untouched on error. */
+		CHECK_UINT(s, 7);
+	}
+}
+
+static void test_format_duration(void)
+{
+	char buf[TIMEFMT_MAX];
+
+	CHECK_STR(timefmt_duration(0, buf, sizeof(buf)), "0s");
+	CHECK_STR(timefmt_duration(45, buf, sizeof(buf)), "45s");
+	CHECK_STR(timefmt_duration(60, buf, sizeof(buf)), "1m");
+	CHECK_STR(timefmt_duration(200, buf, sizeof(buf)), "3m20s");
+	CHECK_STR(timefmt_duration(7200, buf, sizeof(buf)), "2h");
+	CHECK_STR(timefmt_duration(7500 + 59, buf, sizeof(buf)), "2h5m");
+	CHECK_STR(timefmt_duration(86400 + 3 * 3600 + 59, buf, sizeof(buf)), "1d3h");
+	CHECK_STR(timefmt_duration(12 * 86400, buf, sizeof(buf)), "12d");
+	/* What it prints, it reads back (to the precision shown). */
+	for (uint64_t s = 0; s < 200000; s += 997) {
+		uint64_t back;
+
+		CHECK_OK(timefmt_parse_duration(timefmt_duration(s, buf, sizeof(buf)), &back));
+		CHECK(back <= s);
+	}
+}
+
+static void test_iso(void)
+{
+	static const char *const bad[] = {
+		"", "2026-11-29", "2026-11-29 23:05:00Z", "2026-11-29T23:05:00",
+		"2026-11-29T23:05:00+01:00", "2026-11-29T23:05:00Zx", "2026-13-29T23:05:00Z",
+		"2026-11-29T23:05:00.Z", " 2026-11-29T23:05:00Z", "2026-1-29T23:05:00Z",
+	};
+	char buf[TIMEFMT_MAX];
+	time_t t = 0;
+
+	CHECK_OK(timefmt_parse_iso("2026-11-29T23:05:00Z", &t));
+	CHECK_INT(t, 1795993500);
+	CHECK_OK(timefmt_parse_iso("1970-01-01T00:00:00.250Z", &t));
+	CHECK_INT(t, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		t = 42;
+		CHECK_INT(timefmt_parse_iso(bad[i], &t), -EINVAL);
+		CHECK_INT(t, 42);
+	}
+	CHECK_INT(timefmt_parse_iso(NULL, &t), -EINVAL);
+
+	/* Local time follows TZ: across midnight and the date line of the year. */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	CHECK_STR(timefmt_local(1795993500, buf, sizeof(buf)), "2026-11-29 23:05:00");
+	setenv("TZ", "CET-1", 1);
+	tzset();
+	CHECK_STR(timefmt_local(1795993500, buf, sizeof(buf)), "2026-11-30 00:05:00");
+}
+
+static void check_ranges(struct range *r, size_t n, uint64_t align, const struct range *expected,
+			 size_t n_expected)
+{
+	CHECK_UINT(ranges_coalesce(r, n, align), n_expected);
+	for (size_t i = 0; i < n_expected; i++) {
+		CHECK_UINT(r[i].start, expected[i].start);
+		CHECK_UINT(r[i].length, expected[i].length);
+	}
+}
+
+static void test_ranges(void)
+{
+	/* Out of order, overlapping, touching after rounding, empty, and far apart. */
+	struct range r[] = {
+		{ 100 * MIB + 4096, 8192 },     /* extent 25 */
+		{ 4096, 4096 },                 /* extent 0 */
+		{ 0, 0 },                       /* empty: dropped */
+		{ 4 * MIB - 4096, 8192 },       /* straddles extents 0 and 1 */
+		{ 8 * MIB, 4 * MIB },           /* extent 2 exactly: touches the one before */
+		{ 101 * MIB, MIB },             /* extent 25 again */
+	};
+	const struct range expected[] = { { 0, 12 * MIB }, { 100 * MIB, 4 * MIB } };
+	struct range one[] = { { 5, 10 } };
+	const struct range one_expected[] = { { 5, 10 } };
+	struct range edge[] = { { UINT64_MAX - 5000, 10000 } };
+	struct range none[] = { { 7, 0 } };
+
+	check_ranges(r, ARRAY_SIZE(r), 4 * MIB, expected, ARRAY_SIZE(expected));
+	/* Alignment 1 merges only what overlaps or touches. */
+	check_ranges(one, 1, 1, one_expected, 1);
+	/* Past 2^64: cut at the last whole multiple, which 2^64 itself is not. */
+	CHECK_UINT(ranges_coalesce(edge, 1, 4096), 1);
+	CHECK_UINT(edge[0].start, UINT64_MAX - 4095 - 4096);
+	CHECK_UINT(edge[0].start + edge[0].length, UINT64_MAX - 4095);
+	CHECK_UINT(ranges_coalesce(none, 1, 4096), 0);
+	CHECK_UINT(ranges_coalesce(NULL, 0, 4096), 0);
+}
+
+int main(void)
+{
+	test_parse_duration();
+	test_format_duration();
+	test_iso();
+	test_ranges();
+	return 0;
+}

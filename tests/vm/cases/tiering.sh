@@ -1,0 +1,134 @@
+#!/bin/bash
+# Tiering runs end to end on a pool whose SSD grows the volume (so every
+# promotion needs a demotion first, through the swap reserve): a hot set of
+# scattered HDD extents is on the SSD after `tier now --wait`; --dry-run
+# changes nothing; pins win over heat; policy lowest empties the SSD as far
+# as the HDD has room; `schedule set every 1m` starts a run on its own; every
+# run is recorded; the data never changes.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+hdd=$(vm_loop_create 160M)
+ssd=$(vm_loop_create 48M)
+majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
+hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
+E=$((4 << 20))
+tierd_start --sample-interval 1 --flush-interval 2
+tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd"
+vol=/dev/mapper/tank
+size=$(blockdev --getsize64 $vol)
+vm_random_file /tmp/data "$size"
+dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
+check() {
+	vm_drop_caches
+	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol "$size")"
+}
+extent_dev() {
+	dmsetup table tank | awk -v s=$(($1 * E / 512)) '$1 <= s && s < $1 + $2 { print $4 }'
+}
+ssd_extents() {
+	local le n=0
+	for le in $(seq 0 $((size / E - 1))); do
+		[ "$(extent_dev "$le")" = "$ssd_mm" ] && n=$((n + 1))
+	done
+	echo $n
+}
+random_reads() {
+	fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$(($1 * E)) \
+		--size=$E --number_ios="$2" --randrepeat=0 --output=/dev/null
+}
+stats() { "$TIERCTL" stats tank --json | jq -r "$1"; }
+
+step "the policies shipped"
+"$TIERCTL" policy list
+assert_eq "policies" "auto highest lowest" "$("$TIERCTL" policy list --json | jq -r '.[].name' | xargs)"
+assert_eq "default policy" auto "$("$TIERCTL" schedule show tank --json | jq -r .policy)"
+tierctl_fails 1 "no policy named nosuch" policy set tank nosuch
+
+step "a hot set of scattered HDD extents"
+hot="3 11 19 27"
+for le in $hot; do
+	assert_eq "extent $le before" "$hdd_mm" "$(extent_dev $le)"
+	random_reads "$le" 200
+done
+sleep 3
+table=$(dmsetup table tank)
+tierctl_ok tier now tank --dry-run
+plan=$("$TIERCTL" tier now tank --dry-run --json)
+echo "$plan" | jq -c '.plan | del(.moves)'
+assert_eq "--dry-run leaves the table" "$table" "$(dmsetup table tank)"
+assert_eq "promotions planned" 4 "$(echo "$plan" | jq .plan.promote_extents)"
+assert_eq "hot set planned up" "$hot" \
+	"$(echo "$plan" | jq -r '.plan.moves[] | select(.to == "ssd") | .extent' | sort -n | xargs)"
+echo "$plan" | jq -e '.plan.ssd_share_after > .plan.ssd_share_before' >/dev/null ||
+	fail "the plan does not raise the SSD's share"
+
+step "tier now --wait"
+tierctl_ok tier now tank --wait
+for le in $hot; do
+	assert_eq "extent $le after the run" "$ssd_mm" "$(extent_dev $le)"
+done
+dmsetup table tank | grep -q mirror && fail "mirror targets left after the run"
+check "after the run"
+run=$("$TIERCTL" runs tank --json | jq '.[0]')
+echo "$run" | jq -c .
+assert_eq "run trigger" on-demand "$(echo "$run" | jq -r .trigger)"
+assert_eq "run result" done "$(echo "$run" | jq -r .result)"
+assert_eq "run promoted" 4 "$(echo "$run" | jq .promoted_extents)"
+assert_eq "run bytes" $(((4 + $(echo "$run" | jq .demoted_extents)) * E)) "$(echo "$run" | jq .bytes)"
+assert_eq "stats: SSD extents as mapped" "$(ssd_extents)" \
+	"$(stats '.tiers[] | select(.class == "ssd") | .used_extents')"
+assert_eq "stats: last run" "$(echo "$run" | jq .id)" "$(stats .last_run.id)"
+assert_eq "a second run moves nothing" 0 \
+	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.moves_total)"
+
+step "pins win over heat"
+tierctl_ok pin tank $((3 * E)) 4M --tier hdd
+tierctl_ok pin tank $((8 * E)) 1 --tier ssd
+assert_eq "pins in pool show" "3:hdd 8:ssd" \
+	"$(pool_field tank '.pins[] | "\(.first_extent):\(.tier)"' | xargs)"
+tierctl_ok tier now tank --wait
+assert_eq "hot extent 3 pinned to the HDD" "$hdd_mm" "$(extent_dev 3)"
+assert_eq "cold extent 8 pinned to the SSD" "$ssd_mm" "$(extent_dev 8)"
+check "after the pinned run"
+tierd_stop TERM
+tierd_start --sample-interval 1 --flush-interval 2
+assert_eq "pins after a restart" "3:hdd 8:ssd" \
+	"$(pool_field tank '.pins[] | "\(.first_extent):\(.tier)"' | xargs)"
+tierctl_ok unpin tank 0 $((16 * E))
+assert_eq "pins after unpin" "" "$(pool_field tank '.pins[]' | xargs)"
+
+step "policy lowest empties the SSD as far as the HDD has room"
+on_ssd=$(ssd_extents)
+hdd_free=$(stats '.tiers[] | select(.class == "hdd") | .free_extents')
+tierctl_ok policy set tank lowest
+tierctl_ok tier now tank --wait
+want=$((on_ssd > hdd_free ? on_ssd - hdd_free : 0))
+assert_eq "SSD extents after lowest (had $on_ssd, HDD had $hdd_free free)" "$want" "$(ssd_extents)"
+check "after lowest"
+
+step "tier pause refuses runs, resume allows them"
+tierctl_ok policy set tank auto
+tierctl_ok tier pause tank
+assert_eq "state paused" paused "$(stats .state)"
+tierctl_fails 1 "paused" tier now tank
+tierctl_ok tier resume tank
+
+step "schedule every 1m starts a run by itself"
+tierctl_fails 2 "" schedule set tank
+tierctl_fails 1 "unknown schedule" schedule set tank weekly
+tierctl_ok schedule set tank every 1m --io-awareness off --rate 0
+"$TIERCTL" schedule show tank
+assert_eq "schedule spec" "every 1m" "$("$TIERCTL" schedule show tank --json | jq -r .spec)"
+next=$("$TIERCTL" schedule show tank --json | jq -r .next_run)
+[ "$next" != null ] || fail "no next run"
+for i in $(seq 150); do
+	n=$("$TIERCTL" runs tank --json | jq '[.[] | select(.trigger == "schedule")] | length')
+	[ "$n" -gt 0 ] && break
+	sleep 1
+done
+[ "$n" -gt 0 ] || fail "no scheduled run within 150 s of $(date -u +%T) (next_run was $next)"
+"$TIERCTL" runs tank
+tierctl_ok schedule set tank manual
+check "after the scheduled run"
+tierd_stop TERM
+echo "tiering: ok"

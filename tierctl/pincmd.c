@@ -1,0 +1,315 @@
+#include "member.h"
+#include "pincmd.h"
+#include "ranges.h"
+#include "size.h"
+#include "tierview.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define PINCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Extents asked for per FIEMAP call; a fragmented file takes several calls. */
+#define PINCMD_FIEMAP_BATCH 256
+
+/* Placement flags of FIEMAP extents that have no byte range of their own on the volume. */
+#define PINCMD_FIEMAP_NOWHERE (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)
+#define PINCMD_FIEMAP_PACKED \
+	(FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_NOT_ALIGNED)
+
+struct pincmd_file {
+	const char *path;
+	struct range *ranges;
+	size_t n, cap;
+	/* What was left out, for the warnings. */
+	uint64_t nowhere_bytes, packed_bytes;
+};
+
+static int pincmd_add_range(struct pincmd_file *f, uint64_t start, uint64_t length)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct range *ranges = reallocarray(f->ranges, cap, sizeof(*ranges));
+
+		if (!ranges)
+			return -ENOMEM;
+		f->ranges = ranges;
+		f->cap = cap;
+	}
+	f->ranges[f->n++] = (struct range){ start, length };
+	return 0;
+}
+
+/* One FIEMAP extent into f; returns 0, or CLI_EXIT_FAILURE after saying why. */
+static int pincmd_take_extent(struct pincmd_file *f, const struct fiemap_extent *fe)
+{
+	if (fe->fe_flags & FIEMAP_EXTENT_ENCODED)
+		return cli_fail("%s: the data at byte %llu is compressed or otherwise encoded, so"
+				" its place on the volume is not a byte range that can be pinned",
+				f->path, (unsigned long long)fe->fe_logical);
+	if (fe->fe_flags & PINCMD_FIEMAP_NOWHERE)
+		f->nowhere_bytes += fe->fe_length;
+	else if (fe->fe_flags & PINCMD_FIEMAP_PACKED)
+		f->packed_bytes += fe->fe_length;
+	else if (fe->fe_length && pincmd_add_range(f, fe->fe_physical, fe->fe_length) < 0)
+		return cli_fail("%s", strerror(ENOMEM));
+	return 0;
+}
+
+/* Where fd's data lies on its block device, into f; returns 0 or CLI_EXIT_FAILURE. */
+static int pincmd_fiemap(struct pincmd_file *f, int fd)
+{
+	size_t size = sizeof(struct fiemap) + PINCMD_FIEMAP_BATCH * sizeof(struct fiemap_extent);
+	struct fiemap *fm = malloc(size);
+	uint64_t start = 0;
+	bool last = false;
+	int r = 0;
+
+	if (!fm)
+		return cli_fail("%s", strerror(ENOMEM));
+	while (!last && !r) {
+		const struct fiemap_extent *fe;
+
+		memset(fm, 0, size);
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		/* Dirty data has no place yet: write it out first, so that it gets one. */
+		fm->fm_flags = start ? 0 : FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = PINCMD_FIEMAP_BATCH;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			if (errno == EOPNOTSUPP || errno == ENOTTY || errno == EBADR)
+				r = cli_fail("%s: its filesystem cannot tell where the file's data"
+					     " lies (FIEMAP)", f->path);
+			else
+				r = cli_fail("%s: FIEMAP: %s", f->path, strerror(errno));
+			break;
+		}
+		/* None: the rest of the file is a hole (a sparse file need not end in LAST). */
+		if (!fm->fm_mapped_extents)
+			break;
+		for (uint32_t i = 0; i < fm->fm_mapped_extents && !r; i++) {
+			fe = &fm->fm_extents[i];
+			last = fe->fe_flags & FIEMAP_EXTENT_LAST;
+			r = pincmd_take_extent(f, fe);
+		}
+		fe = &fm->fm_extents[fm->fm_mapped_extents - 1];
+		/* A filesystem that reported nothing new would loop us forever. */
+		if (fe->fe_logical + fe->fe_length <= start)
+			break;
+		start = fe->fe_logical + fe->fe_length;
+	}
+	free(fm);
+	return r;
+}
+
+/*
+ * The pool's volume and extent size, checked to be where path lies: FIEMAP
+ * reports places on the filesystem's own device, which are the volume's
+ * offsets only when that device is the volume.
+ */
+static int pincmd_check_volume(struct cli *cli, const char *name, const char *path,
+			       const struct stat *file, uint64_t *extent_size)
+{
+	struct json_object *params, *pool = NULL;
+	const char *volume;
+	struct stat st;
+	int r;
+
+	params = cli_params(name);
+	r = cli_call(cli, "pool.show", params, NULL, &pool);
+	json_object_put(params);
+	if (r)
+		return r;
+	volume = member_string(pool, "dm_device");
+	if (member_uint(pool, "extent_size", extent_size) < 0 || !*extent_size)
+		r = cli_output_done(-EINVAL);
+	else if (!volume || strcmp(member_string(pool, "state") ? member_string(pool, "state") : "",
+				   "active"))
+		r = cli_fail("pool %s is not active: no file can be on its volume", name);
+	else if (stat(volume, &st) < 0)
+		r = cli_fail("%s: %s", volume, strerror(errno));
+	else if (!S_ISBLK(st.st_mode) || st.st_rdev != file->st_dev)
+		r = cli_fail("%s is on device %u:%u, not on pool %s's volume %s (%u:%u): the file"
+			     " must be on a filesystem made directly on the volume", path,
+			     major(file->st_dev), minor(file->st_dev), name, volume,
+			     major(st.st_rdev), minor(st.st_rdev));
+	json_object_put(pool);
+	return r;
+}
+
+/* The ranges of path's data on pool name's volume, whole extents, into f. */
+static int pincmd_file_ranges(struct cli *cli, const char *name, struct pincmd_file *f)
+{
+	uint64_t extent_size;
+	char size[SIZE_FORMAT_MAX];
+	struct stat st;
+	int fd, r;
+
+	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return cli_fail("%s: %s", f->path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		r = cli_fail("%s: %s", f->path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		r = cli_fail("%s is not a regular file", f->path);
+	else
+		r = pincmd_check_volume(cli, name, f->path, &st, &extent_size);
+	if (!r)
+		r = pincmd_fiemap(f, fd);
+	close(fd);
+	if (r)
+		return r;
+	if (f->nowhere_bytes)
+		fprintf(stderr, "tierctl: warning: %s of %s has no place on the volume yet and is"
+			" left out\n", size_format(f->nowhere_bytes, size, sizeof(size)), f->path);
+	if (f->packed_bytes)
+		fprintf(stderr, "tierctl: warning: %s of %s lies inside the filesystem's metadata"
+			" and is left out\n", size_format(f->packed_bytes, size, sizeof(size)),
+			f->path);
+	f->n = ranges_coalesce(f->ranges, f->n, extent_size);
+	if (!f->n)
+		return cli_fail("%s has no data on the volume", f->path);
+	return 0;
+}
+
+static int pincmd_parse_size(const char *who, const char *what, const char *text,
+			     uint64_t *out)
+{
+	int r = size_parse(text, out);
+
+	if (r == -ERANGE)
+		return cli_usage(who, "%s '%s' is too large", what, text);
+	if (r < 0)
+		return cli_usage(who, "%s '%s' is not a size such as 4096, 64M or 1T", what, text);
+	return CLI_PROCEED;
+}
+
+/* The pins after the change: as JSON, or a line saying what changed and the table. */
+static int pincmd_print(struct cli *cli, struct json_object *result, const char *done)
+{
+	struct json_object *pins = member_get(result, "pins");
+
+	if (!json_object_is_type(pins, json_type_array))
+		return cli_output_done(-EINVAL);
+	if (cli->json)
+		return cli_print_json(pins);
+	if (printf("%s\n\n", done) < 0)
+		return cli_output_done(-EIO);
+	if (!json_object_array_length(pins))
+		return cli_output_done(printf("No pins.\n") < 0 ? -EIO : 0);
+	return cli_output_done(tierview_print_pins(stdout, pins));
+}
+
+int pincmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
+{
+	const char *tier = NULL, *file = NULL;
+	const struct cli_option options[] = {
+		CLI_VALUE("file", &file),
+		CLI_VALUE("tier", &tier),
+	};
+	bool pin = !strcmp(cmd->method, "pin.add");
+	/* Only pin has --tier: unpin must not take it and ignore it. */
+	size_t n_options = pin ? 2 : 1;
+	struct pincmd_file f = { 0 };
+	struct json_object *result = NULL;
+	char size[SIZE_FORMAT_MAX];
+	const char *where = "";
+	char *done = NULL;
+	uint64_t bytes = 0;
+	char **args;
+	int n_args, r;
+	size_t i;
+
+	r = cli_parse(cli, cmd, argc, argv, options, n_options, 1, 3, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	if (pin && (!tier || (strcmp(tier, "ssd") && strcmp(tier, "hdd"))))
+		return cli_usage(cmd->name, "--tier ssd or --tier hdd is required");
+	if (file && n_args > 1)
+		return cli_usage(cmd->name, "give either OFFSET LENGTH or --file PATH, not both");
+	if (!file && n_args < 3)
+		return cli_usage(cmd->name, "missing %s (or --file PATH)",
+				 n_args == 1 ? "OFFSET LENGTH" : "LENGTH");
+
+	if (file) {
+		f.path = file;
+		r = pincmd_file_ranges(cli, args[0], &f);
+		if (r)
+			goto out;
+	} else {
+		uint64_t offset, length;
+
+		r = pincmd_parse_size(cmd->name, "OFFSET", args[1], &offset);
+		if (r == CLI_PROCEED)
+			r = pincmd_parse_size(cmd->name, "LENGTH", args[2], &length);
+		if (r != CLI_PROCEED)
+			return r;
+		if (!length)
+			return cli_usage(cmd->name, "LENGTH must be more than 0");
+		if (offset + length < offset)
+			return cli_usage(cmd->name, "OFFSET + LENGTH is beyond any volume");
+		/* tierd rounds out to extents itself; the range goes as typed. */
+		r = pincmd_add_range(&f, offset, length);
+		if (r < 0) {
+			r = cli_fail("%s", strerror(ENOMEM));
+			goto out;
+		}
+	}
+
+	for (i = 0; i < f.n; i++) {
+		struct json_object *params = cli_params(args[0]);
+
+		cli_param_uint(&params, "offset", f.ranges[i].start);
+		cli_param_uint(&params, "length", f.ranges[i].length);
+		if (pin)
+			cli_param_string(&params, "tier", tier);
+		json_object_put(result);
+		result = NULL;
+		r = cli_call(cli, cmd->method, params, NULL, &result);
+		json_object_put(params);
+		if (r)
+			break;
+		bytes += f.ranges[i].length;
+	}
+	if (r) {
+		/* The earlier ranges took effect: say so, so that nobody assumes none did. */
+		if (i)
+			fprintf(stderr, "tierctl: %s %zu of the %zu ranges of %s before that\n",
+				pin ? "pinned" : "unpinned", i, f.n, file);
+		goto out;
+	}
+
+	if (pin)
+		where = strcmp(tier, "ssd") ? " to the HDD tier" : " to the SSD tier";
+	if (file)
+		r = asprintf(&done, "%s %s of pool %s%s: %zu range%s, %s.",
+			     pin ? "Pinned" : "Unpinned", file, args[0], where, f.n,
+			     f.n == 1 ? "" : "s",
+			     size_format(bytes, size, sizeof(size)));
+	else
+		r = asprintf(&done, "%s %s at offset %s of pool %s%s.",
+			     pin ? "Pinned" : "Unpinned", args[2], args[1], args[0], where);
+	if (r < 0) {
+		done = NULL;
+		r = cli_output_done(-ENOMEM);
+		goto out;
+	}
+	r = pincmd_print(cli, result, done);
+out:
+	free(done);
+	free(f.ranges);
+	json_object_put(result);
+	return r;
+}

@@ -1,0 +1,37 @@
+/* runscmd: "tierctl runs", the history of a pool's tiering runs. */
+#ifndef TIERCTL_RUNSCMD_H
+#define TIERCTL_RUNSCMD_H
+
+#include "cli.h"
+
+cli_run_fn runscmd_run;
+
+#define RUNSCMD_COMMAND                                                                      \
+	{                                                                                    \
+		.name = "runs",                                                              \
+		.synopsis = "NAME [--limit N]",                                              \
+		.summary = "list a pool's recent tiering runs",                              \
+		.description =                                                               \
+			"List pool NAME's tiering runs, newest first: what started each\n"    \
+			"(TRIGGER: 'schedule', 'on-demand' for 'tierctl tier now', or 'auto'),\n" \
+			"when it started in local time, how long it took or has taken so far,\n" \
+			"the extents it promoted to the SSD and demoted to the HDD, the bytes\n" \
+			"it copied, the extents it failed to move, and how it ended:\n"       \
+			"\n"                                                                 \
+			"  running      still moving extents\n"                              \
+			"  done         moved all it planned\n"                              \
+			"  partial      moved part of what it planned\n"                     \
+			"  failed       moved none of it\n"                                  \
+			"  cancelled    stopped on request before the end\n"                 \
+			"  interrupted  cut short when tierd stopped\n"                      \
+			"\n"                                                                 \
+			"--json adds the policy, the extents planned and tierd's message on\n" \
+			"how a run ended.\n",                                                \
+		.options = "      --limit N           show the N newest runs (default 20)\n",  \
+		.examples = "  tierctl runs tank\n"                                           \
+			    "  tierctl runs tank --limit 100 --json\n",                       \
+		.run = runscmd_run,                                                          \
+		.method = "runs.list",                                                       \
+	}
+
+#endif
