@@ -948,6 +948,8 @@ static void tiering_timer_cb(struct ev_loop *loop, ev_periodic *w, int revents)
 
 	(void)loop;
 	(void)revents;
+	/* Due now whether or not a run starts: otherwise the next is due at once again. */
+	tp->last_start = time(NULL);
 	if (tp->cfg.paused || !pool_is_active(tp->p))
 		return;
 	r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
