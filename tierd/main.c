@@ -16,9 +16,11 @@
 
 #include <time.h>
 
+#include "collector.h"
 #include "control.h"
 #include "heat.h"
 #include "dmctl.h"
+#include "exporter.h"
 #include "log.h"
 #include "methods.h"
 #include "tiering.h"
@@ -50,6 +52,13 @@ static void usage(FILE *out)
 		"                               beyond (default 30)\n"
 		"      --policy-dir DIR         read tiering policies (NAME.policy) from DIR only,\n"
 		"                               instead of /etc/tierd/policies, then %s\n"
+		"      --metrics-listen ADDR:PORT\n"
+		"                               serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+		"                               (127.0.0.1:9477, [::1]:9477: an IP address, no\n"
+		"                               authentication, see docs/metrics.md; default off)\n"
+		"      --verify-moves           compare every copy with its source before a move\n"
+		"                               commits (io_uring reads of both; a difference\n"
+		"                               keeps the extent where it was); default off\n"
 		"  -v, --verbose                log debug messages too\n"
 		"      --check-kernel           report the kernel's device-mapper driver and the\n"
 		"                               targets tierd needs (linear for volumes, mirror\n"
@@ -111,6 +120,8 @@ struct options {
 	unsigned history_days;
 	unsigned half_life;
 	const char *policy_dir; /* NULL: /etc/tierd/policies, then the installed ones */
+	const char *metrics_listen; /* NULL: no metrics endpoint */
+	bool verify_moves;
 };
 
 /* The daemon's periodic work: sampling heat, storing it, keeping history short. */
@@ -245,6 +256,8 @@ static int run_daemon(const struct options *o)
 	struct heat_params heat;
 	struct state *st = NULL;
 	struct control *control = NULL;
+	struct exporter *exporter = NULL;
+	struct collector collector = { 0 };
 	ev_signal sigterm, sigint;
 	char err[512];
 	int r;
@@ -280,6 +293,7 @@ static int run_daemon(const struct options *o)
 	heat_params_default(&heat);
 	heat.half_life_s = o->half_life;
 	pools_set_heat_params(ctx.pools, &heat);
+	pools_set_verify(ctx.pools, o->verify_moves);
 	pools_activate_all(ctx.pools);
 	{
 		const char *defaults[] = { "/etc/tierd/policies", TIERD_POLICY_DIR };
@@ -311,6 +325,15 @@ static int run_daemon(const struct options *o)
 			r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r));
 		goto out;
 	}
+	if (o->metrics_listen) {
+		collector = (struct collector){ ctx.pools, ctx.tierings, st };
+		r = exporter_open(&exporter, loop, o->metrics_listen, collector_render, &collector);
+		if (r < 0) {
+			log_err("cannot serve metrics on %s: %s", o->metrics_listen, strerror(-r));
+			goto out;
+		}
+		log_info("metrics on http://%s/metrics", o->metrics_listen);
+	}
 	ev_signal_init(&sigterm, stop_cb, SIGTERM);
 	ev_signal_init(&sigint, stop_cb, SIGINT);
 	ev_signal_start(loop, &sigterm);
@@ -325,6 +348,7 @@ static int run_daemon(const struct options *o)
 		pools_for_each(ctx.pools, flush_one, &f);
 	}
 out:
+	exporter_close(exporter);
 	control_close(control);
 	tierings_close(ctx.tierings);
 	pools_close(ctx.pools);
@@ -358,6 +382,8 @@ int main(int argc, char **argv)
 		OPT_HALF_LIFE,
 		OPT_HISTORY_DAYS,
 		OPT_POLICY_DIR,
+		OPT_METRICS_LISTEN,
+		OPT_VERIFY_MOVES,
 	};
 	static const struct option options[] = {
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
@@ -367,6 +393,8 @@ int main(int argc, char **argv)
 		{ "heat-half-life", required_argument, NULL, OPT_HALF_LIFE },
 		{ "history-days", required_argument, NULL, OPT_HISTORY_DAYS },
 		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
+		{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
+		{ "verify-moves", no_argument, NULL, OPT_VERIFY_MOVES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -405,6 +433,21 @@ int main(int argc, char **argv)
 		case OPT_POLICY_DIR:
 			o.policy_dir = optarg;
 			break;
+		case OPT_VERIFY_MOVES:
+			o.verify_moves = true;
+			break;
+		case OPT_METRICS_LISTEN: {
+			struct sockaddr_storage addr;
+			socklen_t len;
+
+			if (exporter_parse_addr(optarg, &addr, &len) < 0) {
+				fprintf(stderr, "tierd: --metrics-listen takes ADDRESS:PORT with an IP"
+					" address (127.0.0.1:9477, [::1]:9477), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.metrics_listen = optarg;
+			break;
+		}
 		case OPT_SAMPLE_INTERVAL:
 		case OPT_FLUSH_INTERVAL:
 		case OPT_HALF_LIFE:

@@ -27,6 +27,7 @@
 #include "migrate.h"
 #include "planner.h"
 #include "size.h"
+#include "ucopy.h"
 
 #define SECTOR 512u
 /* Keep at least this many free extents per device for migration (docs/pools.md). */
@@ -65,6 +66,7 @@ struct pools {
 	struct state *state;
 	struct pool *list;
 	struct heat_params heat;
+	bool verify; /* compare every copy with its source before committing it */
 };
 
 static void pool_stats_start(struct pool *p);
@@ -1694,6 +1696,13 @@ struct pool_job {
 	struct migrate_item items[POOL_JOB_BATCH];
 	size_t nr_items;
 	struct migrate_batch *batch;
+	/* Without a volume (pool inactive) tierd copies itself, with io_uring. */
+	int offline;
+	struct ucopy *ucopy;
+	struct ucopy_job copies[POOL_JOB_BATCH];
+	ev_io copy_watch;
+	int copying, verifying;
+	uint8_t copy_failed[POOL_JOB_BATCH]; /* set before a verification pass */
 	uint64_t moved, failed;
 	struct state_moves *moved_out;
 	char what[192];
@@ -1774,6 +1783,10 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 			r = pool_release_device(p, job->detach_dev, msg, sizeof(msg));
 	}
 	ev_timer_stop(job->loop, &job->kick);
+	ev_io_stop(job->loop, &job->copy_watch);
+	ucopy_close(job->ucopy);
+	if (job->offline && !p->active)
+		pool_close_devices(p);
 	p->job = NULL;
 	job->done(p, r, msg, job->moved, job->failed, job->ctx);
 	free(job->moves);
@@ -1781,6 +1794,7 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 }
 
 static void job_next(struct pool_job *job);
+static int job_offline_start(struct pool_job *job, char *err, size_t err_len);
 
 static void job_wait(struct pool_job *job, const char *why, double seconds)
 {
@@ -1992,12 +2006,158 @@ static void job_next(struct pool_job *job)
 	}
 	job->nr_items = n;
 	job_record_intents(job);
-	r = migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job, &job->batch, err,
-				sizeof(err));
+	r = job->offline ? job_offline_start(job, err, sizeof(err)) :
+			   migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job,
+					       &job->batch, err, sizeof(err));
 	if (r < 0) {
 		job->nr_items = 0;
 		job_finish(job, r, err);
 	}
+}
+
+
+/* ---- moves without a volume: tierd copies with io_uring (ucopy.c) ---- */
+
+static uint64_t pe_offset(const struct pool *p, unsigned dev, uint32_t pe)
+{
+	return p->sp.meta.devs[dev].data_start + (uint64_t)pe * p->sp.meta.extent_size;
+}
+
+static int job_offline_start(struct pool_job *job, char *err, size_t err_len)
+{
+	struct pool *p = job->p;
+	int r;
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		struct extmap_loc src = extmap_get(&p->sp.map, it->le);
+
+		job->copies[i] = (struct ucopy_job){
+			.src_fd = p->fd[src.dev], .dst_fd = p->fd[it->dev],
+			.src_off = pe_offset(p, src.dev, src.pe), .dst_off = pe_offset(p, it->dev, it->pe),
+			.len = p->sp.meta.extent_size,
+		};
+	}
+	job->verifying = 0;
+	memset(job->copy_failed, 0, sizeof(job->copy_failed));
+	r = ucopy_start(job->ucopy, UCOPY_COPY, job->copies, job->nr_items);
+	if (r < 0) {
+		for (size_t i = 0; i < job->nr_items; i++)
+			extmap_release(&p->sp.map, job->items[i].dev, job->items[i].pe);
+		return failf(r, err, err_len, "pool %s: cannot start copying: %s", p->sp.meta.name,
+			     strerror(-r));
+	}
+	job->copying = 1;
+	ev_io_start(job->loop, &job->copy_watch);
+	return 0;
+}
+
+/*
+ * Every copy (and, with verification, every comparison) has ended: remap the
+ * extents that copied, commit, and go on. The sources were not written
+ * meanwhile (the pool has no volume), so the commit is all it takes.
+ */
+static void job_offline_commit(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	struct extmap_loc old[POOL_JOB_BATCH];
+	uint32_t changed[POOL_JOB_BATCH];
+	char err[POOL_ERR_MAX];
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		struct migrate_item *it = &job->items[i];
+		int cr = job->copies[i].result;
+
+		if (cr == 0 && !job->copy_failed[i]) {
+			old[n] = extmap_get(&p->sp.map, it->le);
+			/* The reservation goes first: remap wants a free destination. */
+			extmap_release(&p->sp.map, it->dev, it->pe);
+			extmap_remap(&p->sp.map, it->le, it->dev, it->pe);
+			changed[n++] = it->le;
+			it->result = 0;
+			continue;
+		}
+		if (cr == -EILSEQ)
+			log_err("pool %s: extent %u differs from its copy on %s at byte %llu; the copy is"
+				" dropped", p->sp.meta.name, it->le, p->sp.paths[it->dev],
+				(unsigned long long)job->copies[i].diff_at);
+		extmap_release(&p->sp.map, it->dev, it->pe);
+		it->result = cr ? cr : -EIO;
+	}
+	r = n ? pool_commit(p, changed, n, err, sizeof(err)) : 0;
+	if (r < 0) {
+		/* Source and copy are both complete: either generation a device kept is right. */
+		for (size_t i = n; i-- > 0;)
+			extmap_remap(&p->sp.map, changed[i], old[i].dev, old[i].pe);
+		for (size_t i = 0; i < job->nr_items; i++)
+			job->items[i].result = -EIO;
+		pool_set_broken(p, err);
+	}
+	job_batch_done(NULL, r, err, job);
+}
+
+static void job_copy_ready(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct pool_job *job = w->data;
+	int r = ucopy_poll(job->ucopy);
+
+	(void)loop;
+	(void)revents;
+	if (r == 0)
+		return;
+	ev_io_stop(job->loop, &job->copy_watch);
+	job->copying = 0;
+	if (r < 0) {
+		for (size_t i = 0; i < job->nr_items; i++)
+			job->copies[i].result = r;
+		job_offline_commit(job);
+		return;
+	}
+	if (job->p->ps->verify && !job->verifying) {
+		/* Compare only what copied; a failed copy keeps its result. */
+		for (size_t i = 0; i < job->nr_items; i++) {
+			job->copy_failed[i] = job->copies[i].result != 0;
+			if (job->copy_failed[i])
+				job->copies[i].len = 0;
+		}
+		job->verifying = 1;
+		r = ucopy_start(job->ucopy, UCOPY_VERIFY, job->copies, job->nr_items);
+		if (r == 0) {
+			job->copying = 1;
+			ev_io_start(job->loop, &job->copy_watch);
+			return;
+		}
+		for (size_t i = 0; i < job->nr_items; i++)
+			job->copies[i].result = r;
+	}
+	job_offline_commit(job);
+}
+
+/* An inactive pool moves by tierd's own copy: its devices open, and an io_uring engine. */
+static int job_offline_prepare(struct pool *p, struct pool_job *job, char *err, size_t err_len)
+{
+	uint32_t align = 512;
+	int r;
+
+	r = pool_open_devices(p, err, err_len);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sp.meta.devs[i].logical_block_size > align)
+			align = p->sp.meta.devs[i].logical_block_size;
+	r = ucopy_open(&job->ucopy, 0, 0, align);
+	if (r < 0) {
+		pool_close_devices(p);
+		return failf(r, err, err_len,
+			     "pool %s is inactive, and moving its extents needs io_uring, which is not"
+			     " available (%s); activate the pool first", p->sp.meta.name, strerror(-r));
+	}
+	job->offline = 1;
+	ev_io_init(&job->copy_watch, job_copy_ready, ucopy_fd(job->ucopy), EV_READ);
+	job->copy_watch.data = job;
+	return 0;
 }
 
 static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
@@ -2009,13 +2169,13 @@ static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
 
 static int job_start(struct pool *p, struct ev_loop *loop, struct pool_job_move *moves, size_t nr,
 		     const struct pool_move_limits *limits, pool_progress_fn progress,
-		     pool_done_fn done, void *ctx, struct pool_job **out)
+		     pool_done_fn done, void *ctx, struct pool_job **out, char *err, size_t err_len)
 {
 	struct pool_job *job = calloc(1, sizeof(*job));
 
 	if (!job) {
 		free(moves);
-		return -ENOMEM;
+		return failf(-ENOMEM, err, err_len, "out of memory");
 	}
 	job->p = p;
 	job->loop = loop;
@@ -2027,6 +2187,15 @@ static int job_start(struct pool *p, struct ev_loop *loop, struct pool_job_move 
 	job->progress = progress;
 	job->done = done;
 	job->ctx = ctx;
+	if (!p->active) {
+		int r = job_offline_prepare(p, job, err, err_len);
+
+		if (r < 0) {
+			free(moves);
+			free(job);
+			return r;
+		}
+	}
 	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
 	ev_timer_init(&job->kick, job_kick, 0., 0.);
 	job->kick.data = job;
@@ -2060,13 +2229,14 @@ void pool_set_broken(struct pool *p, const char *why)
 		" restarts", p->sp.meta.name, why);
 }
 
-static int pool_check_idle(const struct pool *p, char *err, size_t err_len)
+/* Moves may run on an inactive pool (tierd copies then); a detach needs the volume. */
+static int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t err_len)
 {
 	if (p->broken[0])
 		return failf(-EIO, err, err_len,
 			     "pool %s takes no moves until tierd restarts: its metadata could not be"
 			     " written (%s)", p->sp.meta.name, p->broken);
-	if (!p->active)
+	if (need_active && !p->active)
 		return failf(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
 			     p->sp.meta.name);
 	if (p->job)
@@ -2084,7 +2254,7 @@ int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	struct pool_job *job;
 	size_t nr;
 
-	r = pool_check_idle(p, err, err_len);
+	r = pool_check_idle(p, false, err, err_len);
 	if (r < 0)
 		return r;
 	if (to_ssd && ssd < 0)
@@ -2095,9 +2265,10 @@ int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	r = extents_by_dev(p, first, count, to, false, to, &moves, &nr);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
-	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job);
+	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job, err,
+		      err_len);
 	if (r < 0)
-		return failf(r, err, err_len, "out of memory");
+		return r;
 	snprintf(job->what, sizeof(job->what), "moving extents %u-%u to the %s tier", first,
 		 first + count - 1, to_ssd ? "SSD" : "HDD");
 	return 0;
@@ -2112,7 +2283,7 @@ int pool_moves_start(struct pool *p, struct ev_loop *loop, const struct pool_mov
 	struct pool_job_move *moves;
 	struct pool_job *job;
 
-	r = pool_check_idle(p, err, err_len);
+	r = pool_check_idle(p, false, err, err_len);
 	if (r < 0)
 		return r;
 	if (ssd < 0)
@@ -2129,9 +2300,10 @@ int pool_moves_start(struct pool *p, struct ev_loop *loop, const struct pool_mov
 		moves[i] = (struct pool_job_move){ .le = req[i].le,
 						   .dev = (uint16_t)(req[i].to_ssd ? ssd : 0) };
 	}
-	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job);
+	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job, err,
+		      err_len);
 	if (r < 0)
-		return failf(r, err, err_len, "out of memory");
+		return r;
 	job->moved_out = moved;
 	snprintf(job->what, sizeof(job->what), "%s", what);
 	return 0;
@@ -2264,7 +2436,7 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 	struct pool_job *job;
 	size_t nr;
 
-	r = pool_check_idle(p, err, err_len);
+	r = pool_check_idle(p, true, err, err_len);
 	if (r < 0)
 		return r;
 	if (dev < 0)
@@ -2291,9 +2463,10 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, 0, &moves, &nr);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
-	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job);
+	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job, err,
+		      err_len);
 	if (r < 0)
-		return failf(r, err, err_len, "out of memory");
+		return r;
 	job->detach = 1;
 	job->detach_dev = (unsigned)dev;
 	snprintf(job->what, sizeof(job->what), "evacuating %s", p->sp.paths[dev]);
@@ -2315,6 +2488,16 @@ int pool_detach_start(struct pool *p, struct ev_loop *loop, const char *ssd, boo
 void pools_set_heat_params(struct pools *ps, const struct heat_params *params)
 {
 	ps->heat = *params;
+}
+
+void pools_set_verify(struct pools *ps, bool verify)
+{
+	ps->verify = verify;
+}
+
+bool pools_verify(const struct pools *ps)
+{
+	return ps->verify;
 }
 
 static uint64_t ram_bytes(void)

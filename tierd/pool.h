@@ -54,6 +54,9 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 struct heat_params;
 
 void pools_set_heat_params(struct pools *ps, const struct heat_params *params);
+/* Compare every copy with its source (io_uring, ucopy.c) before committing it. */
+void pools_set_verify(struct pools *ps, bool verify);
+bool pools_verify(const struct pools *ps);
 /* Call fn on every pool; -EIO if any call failed. */
 int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void *ctx);
 /* Read the pool's dm-stats counters since the last sample into its heat and I/O history. */
@@ -81,8 +84,10 @@ typedef void (*pool_done_fn)(struct pool *p, int r, const char *err, uint64_t mo
 const char *pool_busy(const struct pool *p);
 
 /*
- * Move the extents [first, first + count) to the tier's devices, live. Starts
- * and returns; progress and done follow from the event loop.
+ * Move the extents [first, first + count) to the tier's devices: live through
+ * the kernel's mirror when the pool is active, by tierd's own io_uring copy
+ * when it is not. Starts and returns; progress and done follow from the
+ * event loop.
  */
 int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
 		    bool to_ssd, pool_progress_fn progress, pool_done_fn done, void *ctx,

@@ -1060,6 +1060,30 @@ int state_runs_interrupted(struct state *st, int64_t now)
 	return r;
 }
 
+int state_runs_count(struct state *st, int64_t pool_id,
+		     int (*fn)(const char *trigger, const char *result, uint64_t n, void *ctx),
+		     void *ctx)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r, rc = SQLITE_DONE;
+
+	r = state_prepare(st,
+			  "SELECT trigger_kind, result, count(*) FROM run"
+			  " WHERE pool_id = ?1 AND result != 'running' GROUP BY trigger_kind, result",
+			  &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, pool_id);
+	while (r == 0 && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		r = fn((const char *)sqlite3_column_text(stmt, 0),
+		       (const char *)sqlite3_column_text(stmt, 1),
+		       (uint64_t)sqlite3_column_int64(stmt, 2), ctx);
+	if (r == 0 && rc != SQLITE_DONE)
+		r = state_fail(st, rc);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
 int state_moves_add(struct state *st, int64_t id, int64_t minute, const struct state_moves *m)
 {
 	sqlite3_stmt *stmt = NULL;

@@ -123,6 +123,10 @@ int state_runs_list(struct state *st, int64_t pool_id, unsigned limit, struct st
 		    size_t *nr);
 /* At start: runs left 'running' by a crash or stop become 'interrupted'. */
 int state_runs_interrupted(struct state *st, int64_t now);
+/* The pool's finished runs counted per trigger and result: fn once per pair that has any. */
+int state_runs_count(struct state *st, int64_t pool_id,
+		     int (*fn)(const char *trigger, const char *result, uint64_t n, void *ctx),
+		     void *ctx);
 
 /* Add what moved in one minute (unix time / 60). */
 int state_moves_add(struct state *st, int64_t id, int64_t minute, const struct state_moves *m);

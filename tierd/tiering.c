@@ -683,9 +683,7 @@ static int tiering_plan_now(struct tiering_pool *tp, const char *trigger, struct
 	uint64_t max_bytes = tp->cfg.max_bytes;
 	int r;
 
-	if (!pool_is_active(tp->p))
-		return failf(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
-			     pool_name(tp->p));
+	/* An inactive pool tiers too: tierd copies its extents itself (docs/migration.md). */
 	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
 	if (r < 0)
 		return r;

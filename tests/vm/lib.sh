@@ -89,6 +89,13 @@ TIERD_PID=
 
 # tierd_start [ARGS...]: start the daemon in the background and wait until it
 # answers.
+# majmin DEV: the device's "MAJOR:MINOR", as dmsetup table names it.
+majmin() {
+	local mm
+	mm=$(stat -L -c '%t:%T' "$1")
+	echo "$((16#${mm%:*})):$((16#${mm#*:}))"
+}
+
 tierd_start() {
 	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" \
 		--policy-dir "$TIERD_SOURCE_DIR/policies" "$@" 2>>/tmp/tierd.log &

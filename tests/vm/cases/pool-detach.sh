@@ -7,7 +7,6 @@
 
 hdd=$(vm_loop_create 256M)
 ssd=$(vm_loop_create 96M)
-majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
 E=$((4 << 20))
 tierd_start

@@ -9,7 +9,6 @@
 
 hdd=$(vm_loop_create 160M)
 ssd=$(vm_loop_create 48M)
-majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
 E=$((4 << 20))
 tierd_start --sample-interval 1 --flush-interval 2
