@@ -20,9 +20,9 @@ cli_run_fn runscmd_run;
 			"\n"                                                                 \
 			"  running      still moving extents\n"                              \
 			"  done         moved all it planned\n"                              \
-			"  partial      moved part of what it planned\n"                     \
-			"  failed       moved none of it\n"                                  \
-			"  cancelled    stopped on request before the end\n"                 \
+			"  partial      some extents failed or found no room (see --json)\n" \
+			"  failed       stopped by an error (see --json)\n"                  \
+			"  cancelled    stopped when its schedule's window closed\n"         \
 			"  interrupted  cut short when tierd stopped\n"                      \
 			"\n"                                                                 \
 			"--json adds the policy, the extents planned and tierd's message on\n" \

@@ -337,7 +337,7 @@ static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc,
 		r = cli_output_done(tierview_print_run(stdout, run));
 	/* The run's outcome is the command's: a script waiting on it must see failure. */
 	outcome = member_string(run, "result");
-	if (!r && wait && outcome && !strcmp(outcome, "failed"))
+	if (!r && wait && outcome && (!strcmp(outcome, "failed") || !strcmp(outcome, "partial")))
 		r = CLI_EXIT_FAILURE;
 out:
 	progress_free(progress);
@@ -436,7 +436,8 @@ static const struct cli_command tiercmd_commands[] = {
 			"\n"
 			"With --wait, show the extents copied so far (a progress bar on a\n"
 			"terminal, otherwise a line at most once a second) and, when the run\n"
-			"ends, a summary of it; the exit status is 1 if the run failed.\n"
+			"ends, a summary of it; the exit status is 1 if the run failed or some\n"
+			"extents could not move (result 'failed' or 'partial').\n"
 			"Interrupting tierctl does not stop the run.\n"
 			"\n"
 			"With --dry-run, move nothing: show how many extents and bytes the run\n"
@@ -461,11 +462,13 @@ static const struct cli_command tiercmd_commands[] = {
 	{
 		.name = "tier pause",
 		.synopsis = "NAME",
-		.summary = "stop a pool's scheduled tiering runs from starting",
+		.summary = "hold a pool's tiering: no runs start, a running one waits",
 		.description =
-			"Keep pool NAME's schedule from starting tiering runs until 'tierctl\n"
-			"tier resume'.  The pause survives restarts of tierd.  'tierctl\n"
-			"schedule show' says whether a pool is paused.\n",
+			"Hold pool NAME's tiering until 'tierctl tier resume': its schedule\n"
+			"starts no runs, 'tierctl tier now' is refused, and a run under way\n"
+			"finishes the batch it is copying, then waits.  The pause survives\n"
+			"restarts of tierd.  'tierctl schedule show' says whether a pool is\n"
+			"paused.\n",
 		.examples = "  tierctl tier pause tank\n",
 		.run = tiercmd_pause,
 		.method = "tier.pause",
@@ -475,8 +478,9 @@ static const struct cli_command tiercmd_commands[] = {
 		.synopsis = "NAME",
 		.summary = "let a pool's schedule start tiering runs again",
 		.description =
-			"Undo 'tierctl tier pause': pool NAME's schedule starts tiering runs\n"
-			"again, the next one when it is due.  Prints when that is.\n",
+			"Undo 'tierctl tier pause': a held run goes on, and pool NAME's\n"
+			"schedule starts tiering runs again, the next one when it is due.\n"
+			"Prints when that is.\n",
 		.examples = "  tierctl tier resume tank\n",
 		.run = tiercmd_pause,
 		.method = "tier.resume",
