@@ -5,17 +5,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dmctl.h"
 #include "dmstatus.h"
 #include "dmtable.h"
 #include "extmap.h"
+#include "fault.h"
+#include "log.h"
 #include "metadata.h"
 #include "pool.h"
 
 /* kcopyd copies a region at a time; 512 KiB keeps the core log small. */
 #define MIGRATE_REGION_SECTORS 1024u
 #define MIGRATE_POLL_SECONDS 0.1
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int volume_suspended(const char *name)
 {
@@ -33,6 +44,8 @@ struct migrate_batch {
 	struct extmap_loc from[MIGRATE_BATCH_MAX];
 	bool remapped[MIGRATE_BATCH_MAX]; /* in memory, by batch_commit */
 	uint64_t copied, total;
+	struct migrate_timing timing;
+	uint64_t copy_from, suspend_from;
 	ev_timer poll;
 	migrate_done_fn done;
 	void *ctx;
@@ -57,9 +70,29 @@ static void release_destinations(struct migrate_batch *b)
 		extmap_release(pool_extmap(b->p), b->items[i].dev, b->items[i].pe);
 }
 
+/* A table swap ended with its resume: the volume's I/O was held since suspend_from. */
+static void swap_done(struct migrate_batch *b)
+{
+	uint64_t held = now_ns() - b->suspend_from;
+
+	if (held > b->timing.stall_ns)
+		b->timing.stall_ns = held;
+}
+
 static void batch_end(struct migrate_batch *b, int r)
 {
+	const struct migrate_timing *t = &b->timing;
+	size_t moved = 0;
+
 	ev_timer_stop(b->loop, &b->poll);
+	for (size_t i = 0; i < b->nr; i++)
+		moved += b->items[i].result == 0;
+	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
+	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms); %zu moved,"
+		 " copied in %.2f s after a %.1f ms stall to start the mirrors; suspend %.1f ms,"
+		 " resume %.1f ms", pool_name(b->p), b->nr, t->stall_ns / 1e6, t->commit_ns / 1e6,
+		 moved, t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
+		 t->resume_ns / 1e6);
 	b->done(b, r, r < 0 ? b->err : "", b->ctx);
 	free(b);
 }
@@ -88,7 +121,18 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	dmtable_destroy(&t);
 	if (r < 0)
 		return r;
-	r = dmctl_suspend(name, 1);
+	/* The commit's own switch is a step of the protocol; a revert's is not. */
+	if (!quiet)
+		fault_point("move-after-final-load");
+	/*
+	 * Out of the mirrors: without noflush, a write the mirror holds because
+	 * one leg failed it (handle_errors) would fail back to the application
+	 * although the source has it. With noflush the suspend still waits for
+	 * every write in flight, and the held ones are reissued to the new table.
+	 */
+	b->suspend_from = now_ns();
+	r = dmctl_suspend(name, 0);
+	b->timing.suspend_ns = now_ns() - b->suspend_from;
 	if (r < 0) {
 		snprintf(err, err_len, "cannot suspend /dev/mapper/%s: %s", name, dm_reason(r));
 		dmctl_clear(name);
@@ -96,11 +140,6 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	return r;
 }
 
-/*
- * Every mirror is in sync or has failed: switch the synced extents to their
- * destination (DESIGN: load, suspend, commit, resume) and keep the rest where
- * they were.
- */
 /*
  * Read the mirrors' status; an item whose mirror failed or is missing gets
  * -EIO. Returns how many of the items still moving are not yet in sync.
@@ -160,6 +199,43 @@ static void batch_revert(struct migrate_batch *b, int mark_failed)
 }
 
 /*
+ * The old mapping could not be written back to every device, so one of them
+ * may still name the destination of the extents in changed: their mirrors
+ * stay, and the destination keeps receiving their writes. No generation ever
+ * named the destination of the others: they go back to linear on their
+ * source, which also releases the writes that a failed leg holds (dm-mirror
+ * keeps those until the next suspend).
+ */
+static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *changed,
+				   size_t nr_changed, struct dmtable_dev *devs)
+{
+	struct dmtable_move moves[MIGRATE_BATCH_MAX];
+	const char *name = pool_name(b->p);
+	struct dmtable t = { 0 };
+	char scratch[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nr; i++)
+		for (size_t j = 0; j < nr_changed; j++)
+			if (b->moves[i].le == changed[j])
+				moves[n++] = b->moves[i];
+	if (n == b->nr || pool_dm_devs(b->p, devs, scratch, sizeof(scratch)) < 0)
+		return;
+	if (dmtable_build_moving(&t, pool_extmap(b->p), devs, pool_extent_sectors(b->p), moves, n,
+				 MIGRATE_REGION_SECTORS) == 0 &&
+	    pool_load_inactive(b->p, &t, scratch, sizeof(scratch)) == 0) {
+		b->suspend_from = now_ns();
+		if (dmctl_suspend(name, 0) == 0) {
+			dmctl_resume(name);
+			swap_done(b);
+		} else {
+			dmctl_clear(name);
+		}
+	}
+	dmtable_destroy(&t);
+}
+
+/*
  * Every mirror is in sync or has failed: switch the synced extents to their
  * destination (DESIGN: load, suspend, commit, resume) and keep the rest where
  * they were.
@@ -171,6 +247,7 @@ static void batch_commit(struct migrate_batch *b)
 	uint32_t changed[MIGRATE_BATCH_MAX];
 	size_t nr_changed = 0;
 	const char *name = pool_name(b->p);
+	uint64_t from;
 	int r;
 
 	for (size_t i = 0; i < b->nr; i++) {
@@ -186,7 +263,7 @@ static void batch_commit(struct migrate_batch *b)
 	}
 	r = switch_to_map(b, devs, 0);
 	/*
-	 * The suspend flushed the last writes through the mirrors: one of them
+	 * The suspend waited for the last writes through the mirrors: one of them
 	 * may have failed on the destination just now. Committing then would
 	 * lose that write; look again.
 	 */
@@ -206,17 +283,30 @@ static void batch_commit(struct migrate_batch *b)
 		/* Nothing committed yet: the mirrors stay live, src is complete. */
 		dmctl_clear(name);
 		dmctl_resume(name);
+		swap_done(b);
 		batch_revert(b, 1);
-		if (switch_to_map(b, devs, 1) == 0)
+		if (switch_to_map(b, devs, 1) == 0) {
 			dmctl_resume(name);
+			swap_done(b);
+		}
 		batch_end(b, 0);
 		return;
 	}
-	if (r == 0) {
+	/*
+	 * With every copy failed the map has not changed: no generation to
+	 * write, and none to fail on a destination that fails its writes.
+	 */
+	if (r == 0 && nr_changed > 0) {
+		fault_point("move-after-suspend");
+		from = now_ns();
 		r = pool_commit(b->p, changed, nr_changed, b->err, sizeof(b->err));
+		b->timing.commit_ns = now_ns() - from;
 		if (r < 0) {
 			dmctl_clear(name);
 			dmctl_resume(name); /* the mirrors stay live: both legs equal */
+			swap_done(b);
+		} else {
+			fault_point("move-after-commit");
 		}
 	}
 	if (r < 0) {
@@ -232,15 +322,20 @@ static void batch_commit(struct migrate_batch *b)
 
 		batch_revert(b, 1);
 		if (pool_commit(b->p, changed, nr_changed, again, sizeof(again)) == 0) {
-			if (switch_to_map(b, devs, 1) == 0)
+			if (switch_to_map(b, devs, 1) == 0) {
 				dmctl_resume(name);
+				swap_done(b);
+			}
 		} else {
 			pool_set_broken(b->p, again);
+			keep_committed_mirrors(b, changed, nr_changed, devs);
 		}
 		batch_end(b, r);
 		return;
 	}
+	from = now_ns();
 	r = dmctl_resume(name);
+	b->timing.resume_ns = now_ns() - from;
 	if (r < 0) {
 		/* The new table is committed and loaded; try once more, then say so. */
 		r = dmctl_resume(name);
@@ -248,6 +343,10 @@ static void batch_commit(struct migrate_batch *b)
 			snprintf(b->err, sizeof(b->err),
 				 "cannot resume /dev/mapper/%s: %s (its I/O waits; restart tierd)", name,
 				 dm_reason(r));
+	}
+	if (r == 0) {
+		swap_done(b);
+		fault_point("move-after-resume");
 	}
 	batch_end(b, r);
 }
@@ -258,8 +357,11 @@ static void batch_poll(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if (batch_check_mirrors(b) == 0)
+	if (batch_check_mirrors(b) == 0) {
+		b->timing.copy_ns = now_ns() - b->copy_from;
+		fault_point("move-in-sync");
 		batch_commit(b);
+	}
 }
 
 int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_item *items,
@@ -302,10 +404,14 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	dmtable_destroy(&t);
 	if (r < 0)
 		goto fail;
+	fault_point("move-after-mirror-load");
 	/* The mirrors take over from the linear targets: src stays authoritative. */
+	b->suspend_from = now_ns();
 	r = dmctl_suspend(name, 1);
-	if (r == 0)
+	if (r == 0) {
+		fault_point("move-mirror-suspended");
 		r = dmctl_resume(name);
+	}
 	if (r < 0) {
 		snprintf(err, err_len, "cannot start the copy on /dev/mapper/%s: %s", name,
 			 dm_reason(r));
@@ -313,6 +419,9 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		dmctl_resume(name);
 		goto fail;
 	}
+	b->timing.mirror_stall_ns = now_ns() - b->suspend_from;
+	b->copy_from = now_ns();
+	fault_point("move-copying");
 	ev_timer_init(&b->poll, batch_poll, MIGRATE_POLL_SECONDS, MIGRATE_POLL_SECONDS);
 	b->poll.data = b;
 	ev_timer_start(loop, &b->poll);
@@ -328,4 +437,14 @@ void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uin
 {
 	*copied = b->copied;
 	*total = b->total;
+}
+
+void migrate_batch_timing(const struct migrate_batch *b, struct migrate_timing *t)
+{
+	*t = b->timing;
+}
+
+uint64_t migrate_batch_stall_ns(const struct migrate_batch *b)
+{
+	return b->timing.stall_ns;
 }

@@ -38,4 +38,22 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 /* Copy progress of the running batch: regions copied and in all. */
 void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uint64_t *total);
 
+/*
+ * Where a batch's time went (CLOCK_MONOTONIC, ns). A stall is how long the
+ * volume's I/O was held for a table swap: from the suspend's start to the
+ * resume's end. Complete in done, which may read it until it returns.
+ */
+struct migrate_timing {
+	uint64_t stall_ns;        /* the longest swap after the copy: normally the commit's */
+	uint64_t commit_ns;       /* of which writing the devices and the state, */
+	uint64_t suspend_ns;      /* the suspend itself (in-flight I/O, mirrors stopping) */
+	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
+	uint64_t mirror_stall_ns; /* the swap into the mirrors, before the copy */
+	uint64_t copy_ns;         /* mirrors live until every copy was in sync or failed */
+};
+
+void migrate_batch_timing(const struct migrate_batch *b, struct migrate_timing *t);
+/* Shorthand for the timing's stall_ns. */
+uint64_t migrate_batch_stall_ns(const struct migrate_batch *b);
+
 #endif

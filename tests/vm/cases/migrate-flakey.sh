@@ -1,0 +1,159 @@
+#!/bin/bash
+# A move to an SSD whose writes fail, always or intermittently (dm-flakey with
+# error_writes, reads still working): every extent whose copy failed stays on
+# the HDD and is counted in tierctl's failure, every other one is on the SSD,
+# tierd's accounting matches the table, the data is intact and the volume
+# stays readable and writable throughout. Once the SSD is healthy again the
+# same move succeeds.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+hdd=$(vm_loop_create 128M)
+ssd_loop=$(vm_loop_create 96M)
+majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
+mm=$(majmin "$ssd_loop")
+sectors=$((96 << 11))
+echo "0 $sectors linear $mm 0" | dmsetup create ssdwrap
+ssd=/dev/mapper/ssdwrap
+ssd_mm=$(majmin $ssd) hdd_mm=$(majmin "$hdd")
+E=$((1 << 20))
+FIRST=16 COUNT=32
+tierd_start
+trap 'rc=$?; [ $rc = 0 ] || { tail -n 40 /tmp/tierd.log; dmsetup status; } >&2' EXIT
+
+tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
+tierctl_ok tier attach tank --ssd "$ssd" --no-grow
+vol=/dev/mapper/tank
+size=$(blockdev --getsize64 $vol)
+vm_random_file /tmp/data "$size"
+dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
+table_before=$(dmsetup table tank)
+
+# ssd_table FLAKEY-ARGS: tierd's metadata area (the first 2 MiB) keeps
+# working; the data area behind dm-flakey with these up/down intervals and
+# features, or linear again without arguments.
+ssd_table() {
+	if [ $# -eq 0 ]; then
+		echo "0 $sectors linear $mm 0" | dmsetup reload ssdwrap
+	else
+		printf '0 4096 linear %s 0\n4096 %s flakey %s 4096 %s\n' \
+			"$mm" $((sectors - 4096)) "$mm" "$*" | dmsetup reload ssdwrap
+	fi
+	dmsetup suspend ssdwrap
+	dmsetup resume ssdwrap
+	dmsetup table ssdwrap
+}
+extent_dev() {
+	dmsetup table tank | awk -v s=$(($1 * E / 512)) '$1 <= s && s < $1 + $2 { print $4 }'
+}
+ssd_used() {
+	pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents'
+}
+check() {
+	vm_drop_caches
+	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+}
+# The volume takes writes and gives them back, whatever the SSD does.
+rewrite() {
+	vm_random_file /tmp/new $((4 * E))
+	dd if=/tmp/new of=$vol bs=1M seek=$1 oflag=direct conv=notrunc status=none
+	dd if=/tmp/new of=/tmp/data bs=1M seek=$1 conv=notrunc status=none
+}
+# move_counted: run the move; prints how many extents it said failed, or
+# "commit" if a commit itself failed (the SSD fails the flush that ends its
+# metadata write too).
+move_counted() {
+	local rc=0 out
+	out=$("$TIERCTL" extent move tank $FIRST $COUNT --tier ssd 2>&1) || rc=$?
+	echo "$out" >&2
+	if [ "$rc" = 0 ]; then
+		echo 0
+		return
+	fi
+	[ "$rc" = 1 ] || fail "tierctl extent move: status $rc"
+	case "$out" in
+	*"cannot write metadata"*) echo commit ;;
+	*) sed -n 's/.*: \([0-9]*\) of \([0-9]*\) extents could not move.*/\1/p' <<<"$out" | grep . ||
+		fail "the failure does not say how many extents failed: $out" ;;
+	esac
+}
+
+step "every write to the SSD's data area fails: nothing moves"
+ssd_table 0 5 1 error_writes
+failed=$(move_counted)
+assert_eq "extents reported as failed" $COUNT "$failed"
+assert_eq "table after the failed move" "$table_before" "$(dmsetup table tank)"
+assert_eq "SSD extents used" 0 "$(ssd_used)"
+grep -q "could not move to" /tmp/tierd.log || fail "the failure is not in tierd's log"
+dmsetup table tank | grep -q mirror && fail "mirror targets left"
+check "after the failed move"
+rewrite $((FIRST + 3))
+check "after a write with the SSD failing"
+
+step "the SSD fails one second in two, under writes: each extent moves or stays"
+ssd_table 1 1 1 error_writes
+vm_random_file /tmp/new $((2 * E))
+# Every write is the same data: whichever of them failed, the result is it.
+(
+	for i in $(seq 10); do
+		dd if=/tmp/new of=$vol bs=1M seek=$((FIRST + 5)) oflag=direct conv=notrunc status=none ||
+			echo "write $i failed" >>/tmp/writer.err
+		sleep 0.2
+	done
+) &
+writer=$!
+failed=$(move_counted)
+broken=
+if grep -q "no more moves until tierd restarts" /tmp/tierd.log; then
+	# A commit failed and so did writing the old mapping back: mirrors may
+	# stay, holding writes a failed leg refused, until a restart adopts
+	# the newest generation.
+	broken=1
+	echo "the pool took no more moves: restarting tierd with the SSD healthy"
+	dmsetup table tank
+	ssd_table
+	tierd_stop TERM
+	tierd_start
+fi
+for i in $(seq 600); do
+	kill -0 $writer 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 $writer 2>/dev/null && fail "writes to the volume hang"
+wait $writer
+if [ -s /tmp/writer.err ]; then
+	[ -n "$broken" ] || fail "the volume refused writes: $(cat /tmp/writer.err)"
+	echo "NOTE: writes failed across the restart of a pool that took no more moves: $(cat /tmp/writer.err)"
+fi
+dd if=/tmp/new of=/tmp/data bs=1M seek=$((FIRST + 5)) conv=notrunc status=none
+check "after the intermittent move"
+rewrite $((FIRST + 9))
+check "after a write following the intermittent move"
+dmsetup table tank | grep -q mirror && fail "mirror targets left"
+on_ssd=0 on_hdd=0
+for le in $(seq $FIRST $((FIRST + COUNT - 1))); do
+	case "$(extent_dev $le)" in
+	"$ssd_mm") on_ssd=$((on_ssd + 1)) ;;
+	"$hdd_mm") on_hdd=$((on_hdd + 1)) ;;
+	*) fail "extent $le maps to neither tier: $(extent_dev $le)" ;;
+	esac
+done
+echo "intermittent SSD: $on_ssd moved, $on_hdd stayed, tierctl reported: $failed failed"
+[ "$failed" = commit ] || assert_eq "extents reported as failed" "$on_hdd" "$failed"
+assert_eq "SSD extents used" "$on_ssd" "$(ssd_used)"
+
+step "the SSD is healthy again: the same move completes"
+ssd_table
+tierctl_ok extent move tank $FIRST $COUNT --tier ssd
+for le in $(seq $FIRST $((FIRST + COUNT - 1))); do
+	[ "$(extent_dev $le)" = "$ssd_mm" ] || fail "extent $le is not on the SSD"
+done
+assert_eq "SSD extents used" $COUNT "$(ssd_used)"
+check "after the move"
+rewrite $((FIRST + 7))
+check "after a write to a moved extent"
+tierd_stop TERM
+tierd_start
+assert_eq "pool state after a restart" active "$(pool_field tank .state)"
+check "after a restart"
+tierd_stop TERM
+echo "migrate-flakey: ok"
