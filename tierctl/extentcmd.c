@@ -27,8 +27,8 @@ static int extentcmd_number(const char *who, const char *what, const char *text,
 
 static int extentcmd_move(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
-	const char *tier = NULL;
-	const struct cli_option options[] = { CLI_VALUE("tier", &tier) };
+	const char *tier = NULL, *io = NULL;
+	const struct cli_option options[] = { CLI_VALUE("tier", &tier), CLI_VALUE("io-awareness", &io) };
 	struct json_object *params = NULL, *result = NULL;
 	struct progress *progress = NULL;
 	uint64_t first, count = 1;
@@ -48,12 +48,16 @@ static int extentcmd_move(struct cli *cli, const struct cli_command *cmd, int ar
 		return r;
 	if (count == 0)
 		return cli_usage(cmd->name, "COUNT must be at least 1");
+	if (io && strcmp(io, "off") && strcmp(io, "throttled") && strcmp(io, "idle"))
+		return cli_usage(cmd->name, "--io-awareness takes off, throttled or idle");
 	if (progress_new(stderr, isatty(STDERR_FILENO), &progress) < 0)
 		return cli_output_done(-ENOMEM);
 	params = cli_params(args[0]);
 	cli_param_uint(&params, "first", first);
 	cli_param_uint(&params, "count", count);
 	cli_param_string(&params, "tier", tier);
+	if (io)
+		cli_param_string(&params, "io_awareness", io);
 	r = cli_call(cli, cmd->method, params, progress, &result);
 	if (r)
 		goto out;
@@ -87,8 +91,14 @@ static const struct cli_command extentcmd_commands[] = {
 			"copies each extent while it stays readable and writable; its new\n"
 			"place is committed to the devices and tierd's state before the volume\n"
 			"switches to it.  The tier's swap reserve is left free.  Extents\n"
-			"already on the tier stay where they are.\n",
-		.options = "      --tier ssd|hdd      the tier to move the extents to (required)\n",
+			"already on the tier stay where they are.  By default the batches\n"
+			"follow each other at full speed; --io-awareness throttled or idle\n"
+			"makes them yield to the volume's own I/O as tiering runs do (see\n"
+			"'tierctl schedule set --help').  On an inactive pool tierd copies\n"
+			"the extents itself.\n",
+		.options = "      --tier ssd|hdd      the tier to move the extents to (required)\n"
+			   "      --io-awareness off|throttled|idle\n"
+			   "                          yield to foreground I/O (default off)\n",
 		.examples =
 			"  tierctl extent move tank 0 16 --tier ssd\n"
 			"  tierctl extent move tank 100 --tier hdd\n",

@@ -301,14 +301,16 @@ static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
 static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 			       json_object *params)
 {
-	const char *name = NULL, *tier = NULL;
+	const char *name = NULL, *tier = NULL, *io = "off";
 	uint64_t first = 0, count = 1;
 	const struct rpc_param spec[] = {
 		{ "name", RPC_STRING, true, &name },
 		{ "first", RPC_UINT64, true, &first },
 		{ "count", RPC_UINT64, false, &count },
 		{ "tier", RPC_STRING, true, &tier },
+		{ "io_awareness", RPC_STRING, false, &io },
 	};
+	struct pool_move_limits limits = { 0 };
 	char err[POOL_ERR_MAX];
 	struct pool *p;
 	int r;
@@ -320,6 +322,14 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 				    tier);
 		return;
 	}
+	if (!strcmp(io, "throttled"))
+		limits.io = POOL_IO_THROTTLED;
+	else if (!strcmp(io, "idle"))
+		limits.io = POOL_IO_IDLE;
+	else if (strcmp(io, "off")) {
+		control_reply_error(conn, EINVAL, "io_awareness must be off, throttled or idle");
+		return;
+	}
 	if (first > UINT32_MAX || count > UINT32_MAX) {
 		control_reply_error(conn, EINVAL, "extent numbers are below 2^32");
 		return;
@@ -328,7 +338,7 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 	if (!p)
 		return;
 	r = pool_move_start(p, m->loop, (uint32_t)first, (uint32_t)count, strcmp(tier, "ssd") == 0,
-			    job_progress, job_done, conn, err, sizeof(err));
+			    &limits, job_progress, job_done, conn, err, sizeof(err));
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 }

@@ -353,7 +353,11 @@ static int pool_load_table(struct pool *p, int create, char *err, size_t err_len
 	r = pool_send_table(p, &t, create, err, err_len);
 	if (r < 0 || create)
 		goto out;
-	r = dmctl_suspend(p->sp.meta.name, 1);
+	/*
+	 * noflush: a mirror left by a stopped tierd may hold a write one leg
+	 * refused; requeued, it reaches the new table instead of failing.
+	 */
+	r = dmctl_suspend(p->sp.meta.name, 0);
 	if (r == 0)
 		r = dmctl_resume(p->sp.meta.name);
 	if (r < 0) {
@@ -765,6 +769,8 @@ static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size
 	r = pool_table(p, &want, err, err_len);
 	if (r < 0)
 		return r;
+	/* An inactive table a stopped tierd loaded (a mirror table, say) must never be resumed into. */
+	dmctl_clear(p->sp.meta.name);
 	r = dmctl_table(p->sp.meta.name, &text);
 	if (r == 0)
 		r = dmtable_parse(&have, text);
@@ -2018,9 +2024,29 @@ static void job_next(struct pool_job *job)
 
 /* ---- moves without a volume: tierd copies with io_uring (ucopy.c) ---- */
 
-static uint64_t pe_offset(const struct pool *p, unsigned dev, uint32_t pe)
+uint64_t pool_pe_offset(const struct pool *p, unsigned dev, uint32_t pe)
 {
 	return p->sp.meta.devs[dev].data_start + (uint64_t)pe * p->sp.meta.extent_size;
+}
+
+int pool_dev_fd(const struct pool *p, unsigned dev)
+{
+	return dev < p->sp.meta.nr_devs ? p->fd[dev] : -1;
+}
+
+uint32_t pool_block_size(const struct pool *p)
+{
+	uint32_t align = 512;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sp.meta.devs[i].logical_block_size > align)
+			align = p->sp.meta.devs[i].logical_block_size;
+	return align;
+}
+
+bool pool_verify_moves(const struct pool *p)
+{
+	return p->ps->verify;
 }
 
 static int job_offline_start(struct pool_job *job, char *err, size_t err_len)
@@ -2034,7 +2060,8 @@ static int job_offline_start(struct pool_job *job, char *err, size_t err_len)
 
 		job->copies[i] = (struct ucopy_job){
 			.src_fd = p->fd[src.dev], .dst_fd = p->fd[it->dev],
-			.src_off = pe_offset(p, src.dev, src.pe), .dst_off = pe_offset(p, it->dev, it->pe),
+			.src_off = pool_pe_offset(p, src.dev, src.pe),
+			.dst_off = pool_pe_offset(p, it->dev, it->pe),
 			.len = p->sp.meta.extent_size,
 		};
 	}
@@ -2138,16 +2165,12 @@ static void job_copy_ready(struct ev_loop *loop, ev_io *w, int revents)
 /* An inactive pool moves by tierd's own copy: its devices open, and an io_uring engine. */
 static int job_offline_prepare(struct pool *p, struct pool_job *job, char *err, size_t err_len)
 {
-	uint32_t align = 512;
 	int r;
 
 	r = pool_open_devices(p, err, err_len);
 	if (r < 0)
 		return r;
-	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
-		if (p->sp.meta.devs[i].logical_block_size > align)
-			align = p->sp.meta.devs[i].logical_block_size;
-	r = ucopy_open(&job->ucopy, 0, 0, align);
+	r = ucopy_open(&job->ucopy, 0, 0, pool_block_size(p));
 	if (r < 0) {
 		pool_close_devices(p);
 		return failf(r, err, err_len,
@@ -2245,8 +2268,8 @@ static int pool_check_idle(const struct pool *p, bool need_active, char *err, si
 }
 
 int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
-		    bool to_ssd, pool_progress_fn progress, pool_done_fn done, void *ctx,
-		    char *err, size_t err_len)
+		    bool to_ssd, const struct pool_move_limits *limits, pool_progress_fn progress,
+		    pool_done_fn done, void *ctx, char *err, size_t err_len)
 {
 	int ssd = pool_ssd_dev(p), r;
 	unsigned to = to_ssd ? (unsigned)ssd : 0;
@@ -2265,7 +2288,7 @@ int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	r = extents_by_dev(p, first, count, to, false, to, &moves, &nr);
 	if (r < 0)
 		return failf(r, err, err_len, "out of memory");
-	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job, err,
+	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job, err,
 		      err_len);
 	if (r < 0)
 		return r;

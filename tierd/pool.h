@@ -89,9 +89,10 @@ const char *pool_busy(const struct pool *p);
  * when it is not. Starts and returns; progress and done follow from the
  * event loop.
  */
+struct pool_move_limits;
 int pool_move_start(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
-		    bool to_ssd, pool_progress_fn progress, pool_done_fn done, void *ctx,
-		    char *err, size_t err_len);
+		    bool to_ssd, const struct pool_move_limits *limits, pool_progress_fn progress,
+		    pool_done_fn done, void *ctx, char *err, size_t err_len);
 
 /*
  * Detach the SSD: with shrink, first drop the SSD's capacity from the end of
@@ -162,6 +163,11 @@ struct extmap *pool_extmap(struct pool *p);
 uint64_t pool_extent_sectors(const struct pool *p);
 /* Device numbers and data offsets of p's devices, for dmtable_build*(). */
 int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size_t err_len);
+/* For comparing a copy with its source (ucopy): O_DIRECT fds while active, offsets, alignment. */
+int pool_dev_fd(const struct pool *p, unsigned dev);
+uint64_t pool_pe_offset(const struct pool *p, unsigned dev, uint32_t pe);
+uint32_t pool_block_size(const struct pool *p);
+bool pool_verify_moves(const struct pool *p);
 /* Load t as p's inactive table (before a suspend). */
 int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_t err_len);
 /*

@@ -87,7 +87,7 @@ for s in "${steps[@]}"; do
 	dmsetup table tank | grep -q mirror && fail "mirror targets left after the restart"
 	# A table left loaded by the dead tierd would be swapped in by anyone's resume.
 	dmsetup info tank | grep -q '^Tables present: *LIVE$' ||
-		echo "NOTE: after $fault: $(dmsetup info tank | grep '^Tables present')"
+		fail "after $fault: $(dmsetup info tank | grep '^Tables present')"
 	want=$hdd_mm
 	[ "$where" = ssd ] && want=$ssd_mm
 	assert_eq "extent $le after $fault" "$want" "$(extent_dev $le)"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Tiering runs end to end on a pool whose SSD grows the volume (so every
 # promotion needs a demotion first, through the swap reserve): a hot set of
-# scattered HDD extents is on the SSD after `tier now --wait`; --dry-run
+# scattered HDD extents is on the SSD after `tier now --wait` (every copy
+# verified against its source with --verify-moves); --dry-run
 # changes nothing; pins win over heat; policy lowest empties the SSD as far
 # as the HDD has room; `schedule set every 1m` starts a run on its own; every
 # run is recorded; the data never changes.
@@ -11,7 +12,7 @@ hdd=$(vm_loop_create 160M)
 ssd=$(vm_loop_create 48M)
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
 E=$((4 << 20))
-tierd_start --sample-interval 1 --flush-interval 2
+tierd_start --sample-interval 1 --flush-interval 2 --verify-moves
 tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd"
 vol=/dev/mapper/tank
 size=$(blockdev --getsize64 $vol)
@@ -68,6 +69,9 @@ for le in $hot; do
 done
 dmsetup table tank | grep -q mirror && fail "mirror targets left after the run"
 check "after the run"
+# --verify-moves compared every copy with its source while suspended.
+grep -q "verified the batch's copies in .*: 0 differ, 0 unreadable" /tmp/tierd.log ||
+	fail "no verification logged: $(grep -i verif /tmp/tierd.log)"
 run=$("$TIERCTL" runs tank --json | jq '.[0]')
 echo "$run" | jq -c .
 assert_eq "run trigger" on-demand "$(echo "$run" | jq -r .trigger)"
@@ -90,7 +94,7 @@ assert_eq "hot extent 3 pinned to the HDD" "$hdd_mm" "$(extent_dev 3)"
 assert_eq "cold extent 8 pinned to the SSD" "$ssd_mm" "$(extent_dev 8)"
 check "after the pinned run"
 tierd_stop TERM
-tierd_start --sample-interval 1 --flush-interval 2
+tierd_start --sample-interval 1 --flush-interval 2 --verify-moves
 assert_eq "pins after a restart" "3:hdd 8:ssd" \
 	"$(pool_field tank '.pins[] | "\(.first_extent):\(.tier)"' | xargs)"
 tierctl_ok unpin tank 0 $((16 * E))
