@@ -2219,6 +2219,15 @@ static int job_start(struct pool *p, struct ev_loop *loop, struct pool_job_move 
 			return r;
 		}
 	}
+	if (p->active) {
+		struct dmctl_info info;
+
+		/* The volume's device number, for its load: created or activated, it may be new. */
+		if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+			p->dm_major = info.major;
+			p->dm_minor = info.minor;
+		}
+	}
 	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
 	ev_timer_init(&job->kick, job_kick, 0., 0.);
 	job->kick.data = job;
