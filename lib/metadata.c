@@ -522,6 +522,33 @@ unsigned metadata_next_slot(const uint64_t gens[2])
 	return gens[0] > gens[1] ? 1 : 0;
 }
 
+static int metadata_block_differs(const unsigned char *old, size_t old_len,
+				  const unsigned char *cur, size_t len, size_t off)
+{
+	size_t n = len - off < METADATA_BLOCK ? len - off : METADATA_BLOCK;
+
+	return off + n > old_len || memcmp(old + off, cur + off, n) != 0;
+}
+
+int metadata_next_change(const void *old, size_t old_len, const void *cur, size_t len,
+			 size_t *off, size_t *run_len)
+{
+	size_t start = *off, end;
+
+	if (!old)
+		old_len = 0;
+	while (start < len && !metadata_block_differs(old, old_len, cur, len, start))
+		start += METADATA_BLOCK;
+	if (start >= len)
+		return 0;
+	end = start;
+	while (end < len && metadata_block_differs(old, old_len, cur, len, end))
+		end += METADATA_BLOCK;
+	*off = start;
+	*run_len = (end < len ? end : len) - start;
+	return 1;
+}
+
 void metadata_uuid_format(const uint8_t uuid[16], char out[37])
 {
 	static const char hex[] = "0123456789abcdef";

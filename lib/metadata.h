@@ -169,6 +169,18 @@ int metadata_pool_peek(const void *buf, size_t len, uint64_t *generation, uint64
  */
 unsigned metadata_next_slot(const uint64_t gens[2]);
 
+/*
+ * Write only what changed: a slot known to hold old (old_len bytes; NULL
+ * and 0 when its content is unknown) is to hold cur (len bytes).  Finds the
+ * first run of METADATA_BLOCK blocks at or after *off in which every block
+ * differs from old, sets *off to its start and *run_len to its length, and
+ * returns 1; returns 0 when no block from *off on differs.  A block at or
+ * past old_len differs; a short last block of cur is compared as far as it
+ * goes.  Writing each run, then flushing, turns the slot into cur.
+ */
+int metadata_next_change(const void *old, size_t old_len, const void *cur, size_t len,
+			 size_t *off, size_t *run_len);
+
 /* 8-4-4-4-12 lower-case hex and a NUL. */
 void metadata_uuid_format(const uint8_t uuid[16], char out[37]);
 /* The same form, hex digits of either case; -EINVAL otherwise.  *uuid written only on success. */

@@ -93,10 +93,10 @@ static void batch_end(struct migrate_batch *b, int r)
 	for (size_t i = 0; i < b->nr; i++)
 		moved += b->items[i].result == 0;
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
-	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms); %zu moved,"
-		 " copied in %.2f s after a %.1f ms stall to start the mirrors; suspend %.1f ms,"
-		 " resume %.1f ms", pool_name(b->p), b->nr, t->stall_ns / 1e6, t->commit_ns / 1e6,
-		 moved, t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
+	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu KiB written);"
+		 " %zu moved, copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
+		 " %.1f ms, resume %.1f ms", pool_name(b->p), b->nr, t->stall_ns / 1e6,
+		 t->commit_ns / 1e6, (unsigned long long)t->commit_bytes / 1024, moved, t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
 		 t->resume_ns / 1e6);
 	if (b->verify)
 		log_info("pool %s: verified the batch's copies in %.1f ms (while suspended): %zu"
@@ -360,6 +360,7 @@ static void batch_commit(struct migrate_batch *b)
 		from = now_ns();
 		r = pool_commit(b->p, changed, nr_changed, b->err, sizeof(b->err));
 		b->timing.commit_ns = now_ns() - from;
+		b->timing.commit_bytes = pool_commit_bytes(b->p);
 		if (r < 0) {
 			dmctl_clear(name);
 			dmctl_resume(name); /* the mirrors stay live: both legs equal */

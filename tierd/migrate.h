@@ -46,6 +46,7 @@ void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uin
 struct migrate_timing {
 	uint64_t stall_ns;        /* the longest swap after the copy: normally the commit's */
 	uint64_t commit_ns;       /* of which writing the devices and the state, */
+	uint64_t commit_bytes;    /* (the bytes written to the devices, all together) */
 	uint64_t suspend_ns;      /* the suspend itself (in-flight I/O, mirrors stopping) */
 	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
 	uint64_t mirror_stall_ns; /* the swap into the mirrors, before the copy */

@@ -60,6 +60,18 @@ struct pool {
 	int fd[METADATA_MAX_DEVS];
 	struct metadata_sb sb[METADATA_MAX_DEVS];
 	uint64_t slot_gen[METADATA_MAX_DEVS][2];
+	/*
+	 * The last two generations this process wrote to every device: a slot
+	 * that slot_gen says holds one of them gets only the blocks that
+	 * differ, so a commit's I/O follows the extents it changed, not the
+	 * pool's size.  Dropped when a write fails or the devices close.
+	 */
+	struct pool_image {
+		void *buf;
+		size_t len;
+		uint64_t gen;
+	} image[2];
+	size_t commit_bytes; /* written to the devices by the last metadata write */
 };
 
 struct pools {
@@ -112,6 +124,15 @@ static struct pool *pool_new(void)
 	return p;
 }
 
+static void pool_images_drop(struct pool *p)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		free(p->image[k].buf);
+		p->image[k] = (struct pool_image){ 0 };
+	}
+}
+
+/* Closed devices may change under us: what their slots hold is known no more. */
 static void pool_close_devices(struct pool *p)
 {
 	for (unsigned i = 0; i < METADATA_MAX_DEVS; i++) {
@@ -119,6 +140,7 @@ static void pool_close_devices(struct pool *p)
 			close(p->fd[i]);
 		p->fd[i] = -1;
 	}
+	pool_images_drop(p);
 }
 
 static void pool_free(struct pool *p)
@@ -443,6 +465,14 @@ out:
 	return r;
 }
 
+static const struct pool_image *pool_image_of(const struct pool *p, uint64_t gen)
+{
+	for (unsigned k = 0; k < 2; k++)
+		if (gen && p->image[k].gen == gen)
+			return &p->image[k];
+	return NULL;
+}
+
 /*
  * Commit the in-memory pool to every device: generation + 1 into each
  * device's older slot, flushed. The caller then saves the state (same
@@ -452,8 +482,9 @@ static int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 {
 	size_t bytes = metadata_pool_bytes(p->sp.meta.nr_devs, p->sp.map.nr_logical);
 	size_t len = round_block(bytes);
+	unsigned k;
 	void *buf;
-	int r;
+	int r = 0;
 
 	buf = block_alloc(len);
 	if (!buf)
@@ -466,26 +497,48 @@ static int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 		     strerror(-r));
 		goto out;
 	}
+	p->commit_bytes = 0;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		unsigned slot = metadata_next_slot(p->slot_gen[i]);
+		const struct pool_image *old = pool_image_of(p, p->slot_gen[i][slot]);
+		size_t off = 0, run;
 
 		if (len > p->sb[i].slot_bytes) {
 			r = failf(-ENOSPC, err, err_len, "%s: its metadata area is too small for %u extents",
 				  p->sp.paths[i], p->sp.map.nr_logical);
 			goto out;
 		}
-		r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot], buf, len);
+		while (r == 0 && metadata_next_change(old ? old->buf : NULL, old ? old->len : 0, buf,
+						      len, &off, &run)) {
+			r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot] + off,
+					   (char *)buf + off, run);
+			p->commit_bytes += run;
+			off += run;
+		}
 		if (r == 0)
 			r = blockdev_flush(p->fd[i]);
 		if (r < 0) {
+			/* Part written: neither generation is what that slot holds. */
+			p->slot_gen[i][slot] = 0;
+			pool_images_drop(p);
 			fail(err, err_len, "%s: cannot write metadata: %s", p->sp.paths[i], strerror(-r));
 			goto out;
 		}
 		p->slot_gen[i][slot] = p->sp.meta.generation;
 	}
+	/* Every device has it now; the older image is what no slot needs any more. */
+	k = p->image[0].gen <= p->image[1].gen ? 0 : 1;
+	free(p->image[k].buf);
+	p->image[k] = (struct pool_image){ .buf = buf, .len = len, .gen = p->sp.meta.generation };
+	buf = NULL;
 out:
 	free(buf);
 	return r;
+}
+
+size_t pool_commit_bytes(const struct pool *p)
+{
+	return p->commit_bytes;
 }
 
 int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,

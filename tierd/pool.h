@@ -182,5 +182,7 @@ void pool_set_broken(struct pool *p, const char *why);
  */
 int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
 		size_t err_len);
+/* Bytes the last commit wrote to the devices, all of them together. */
+size_t pool_commit_bytes(const struct pool *p);
 
 #endif

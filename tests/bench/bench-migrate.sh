@@ -6,13 +6,17 @@
 #       tierd logs it per batch of 16 extents) for pools of 10,000 and 100,000
 #       extents, while a QD1 4K random-read job runs on the volume; the job's
 #       worst latency is the cross-check (it cannot be below a stall it sat
-#       through). Each commit writes the whole extent map, 8 B per extent, to
-#       every device, so the stall grows with the pool.
+#       through). A commit writes only the blocks of the extent map that
+#       changed (docs/pools.md; tierd logs the KiB): the swap's stall should
+#       no longer grow with the pool.
 #   (b) Throughput of a move of COUNT extents (the mirror's copy plus the
 #       table swaps and commits) against a plain O_DIRECT dd of as many bytes
 #       between the same two devices, as a ratio within one run.
-#   (c) p99 latency of a 4K random-read job alone, then while extents move to
-#       the SSD and back without a pause.
+#   (c) p99 latency of a 4K random-read job alone, then, for each mode of
+#       TIERD_BENCH_C_MODES, the same job while extents move to the SSD and
+#       back in that io-awareness mode for the whole of the job. A mode that
+#       yields moves little while the reader keeps the volume busy: the
+#       extents moved within the job's window are counted and reported.
 #
 # Usage (on the host, from a build without sanitizers):
 #   TIERD_BUILD_DIR=build tests/bench/bench-migrate.sh
@@ -22,10 +26,10 @@
 #   TIERD_BENCH_COUNT        extents per move (default 64, four batches)
 #   TIERD_BENCH_RUNTIME      seconds of each random-read job in (c) (default 20)
 #   TIERD_BENCH_CYCLES       moves there and back in (a) (default 2: 16 swaps)
-#   TIERD_BENCH_IO_AWARENESS tierctl extent move --io-awareness MODE for every
-#                            move (default: none, i.e. today's full speed; set
-#                            it to "throttled" to measure that mode once tierd
-#                            has it)
+#   TIERD_BENCH_IO_AWARENESS tierctl extent move --io-awareness MODE for the
+#                            moves of (a) and (b) (default: off, full speed)
+#   TIERD_BENCH_C_MODES      the io-awareness modes (c) measures, one reader
+#                            each (default "off throttled")
 # Absolute numbers under qemu TCG mean little; compare within one run.
 set -euo pipefail
 
@@ -42,6 +46,7 @@ command -v fio >/dev/null || skip "fio is not installed"
 POOLS=${TIERD_BENCH_POOLS:-10000 100000}
 COUNT=${TIERD_BENCH_COUNT:-64}
 RUNTIME=${TIERD_BENCH_RUNTIME:-20}
+C_MODES=${TIERD_BENCH_C_MODES:-off throttled}
 CYCLES=${TIERD_BENCH_CYCLES:-2}
 E=$((1 << 20))
 FIRST=1000 # the moved extents: [FIRST, FIRST + COUNT)
@@ -59,12 +64,14 @@ say() {
 tierd_start --sample-interval 86400
 
 now() { date +%s.%N; }
-# move POOL TIER: move the extents; prints the seconds it took.
+# move POOL TIER [OPTIONS]: move the extents; prints the seconds it took.
 move() {
-	local t0 t1
+	local t0 t1 pool=$1 tier=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "${move_opts[@]}"
 	t0=$(now)
-	"$TIERCTL" extent move "$1" $FIRST $COUNT --tier "$2" "${move_opts[@]}" >/dev/null ||
-		fail "move of $1 to $2 failed"
+	"$TIERCTL" extent move "$pool" $FIRST $COUNT --tier "$tier" "$@" >/dev/null ||
+		fail "move of $pool to $tier failed"
 	t1=$(now)
 	calc "$t1 - $t0"
 }
@@ -74,13 +81,27 @@ median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2
 stalls() {
 	local f=$1
 	field() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p" "$f"; }
-	printf '%d swaps: stall min %.1f median %.1f max %.1f ms (median suspend %s, commit %s, resume %s ms); swap into the mirrors median %s ms' \
+	printf '%d swaps: stall min %.1f median %.1f max %.1f ms (median suspend %s, commit %s, resume %s ms; median %s KiB written per commit); swap into the mirrors median %s ms' \
 		"$(wc -l <"$f")" "$(field stall | sort -n | head -1)" "$(field stall | median)" \
 		"$(field stall | sort -n | tail -1)" "$(field suspend | median)" \
-		"$(sed -n 's/.*(commit \([0-9.]*\) ms).*/\1/p' "$f" | median)" "$(field resume | median)" \
+		"$(sed -n 's/.*(commit \([0-9.]*\) ms.*/\1/p' "$f" | median)" "$(field resume | median)" \
+		"$(sed -n 's/.*, \([0-9]*\) KiB written).*/\1/p' "$f" | median)" \
 		"$(sed -n 's/.*after a \([0-9.]*\) ms stall.*/\1/p' "$f" | median)"
 }
 calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
+# moved POOL: extents the pool has moved so far, both ways.
+moved() {
+	"$TIERCTL" stats "$1" --json | jq '.migration.promoted_extents + .migration.demoted_extents'
+}
+# job_wait POOL: until the pool has no job (a killed client leaves its move running).
+job_wait() {
+	local i
+	for i in $(seq 600); do
+		[ "$("$TIERCTL" pool show "$1" --json | jq -r .job)" = null ] && return 0
+		sleep 1
+	done
+	fail "the job of pool $1 did not end in 600 s"
+}
 # randread NAME SECONDS [OPTIONS]: 4K QD1 random reads over the first 2 GiB of
 # the volume (the moved extents included), JSON to /tmp/NAME.json. Run it in
 # the background (it execs fio, so that $! is fio and a TERM ends it with its
@@ -151,21 +172,30 @@ for n in $POOLS; do
 		"$(lat probe-$n)" "$mode")"
 
 	if [ "$n" = "${POOLS%% *}" ]; then
-		step "(c) 4K random reads alone, then during moves"
+		step "(c) 4K random reads alone, then during moves ($C_MODES)"
 		randread alone "$RUNTIME" &
 		wait $!
-		randread busy "$RUNTIME" &
-		reader=$!
-		moves=0
-		while kill -0 $reader 2>/dev/null; do
-			move $name ssd >/dev/null
-			move $name hdd >/dev/null
-			moves=$((moves + 2))
-		done
-		wait $reader
 		say "$(printf '(c) %s extents, QD1 4K random reads for %s s: alone %s' "$extents" "$RUNTIME" "$(lat alone)")"
-		say "$(printf '(c) same while moving %d extents back and forth (%d moves): %s [%s]' \
-			"$COUNT" "$moves" "$(lat busy)" "$mode")"
+		for m in $C_MODES; do
+			# The mover starts first so that the reader's whole window has a
+			# move in progress; the count of moved extents is read when the
+			# reader ends, and the move in flight then finishes unobserved.
+			before=$(moved $name)
+			(while :; do
+				move $name ssd --io-awareness "$m" >/dev/null
+				move $name hdd --io-awareness "$m" >/dev/null
+			done) &
+			mover=$!
+			sleep 1
+			randread busy-$m "$RUNTIME" &
+			wait $!
+			during=$(($(moved $name) - before))
+			kill $mover
+			wait $mover 2>/dev/null || true
+			job_wait $name
+			say "$(printf '(c) same while moving %d extents back and forth, io-awareness %s: %s; %d extents moved in the window' \
+				"$COUNT" "$m" "$(lat busy-$m)" "$during")"
+		done
 	fi
 	tierctl_ok pool destroy $name --force >/dev/null 2>&1 ||
 		"$TIERCTL" pool destroy $name >/dev/null

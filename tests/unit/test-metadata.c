@@ -786,6 +786,85 @@ static void test_next_slot(void)
 		CHECK_UINT(metadata_next_slot(cases[i].gens), cases[i].slot);
 }
 
+/* Every run of metadata_next_change() from the start, as "first:count" block pairs. */
+static void change_runs(const void *old, size_t old_len, const void *cur, size_t len, char *out,
+			size_t out_len)
+{
+	size_t off = 0, run = 0;
+	int n = 0;
+
+	out[0] = 0;
+	while (metadata_next_change(old, old_len, cur, len, &off, &run)) {
+		CHECK(off % METADATA_BLOCK == 0 && run > 0 && off + run <= len);
+		n += snprintf(out + n, out_len - (size_t)n, "%s%zu:%zu", n ? " " : "",
+			      off / METADATA_BLOCK, (run + METADATA_BLOCK - 1) / METADATA_BLOCK);
+		off += run;
+	}
+}
+
+static void test_next_change(void)
+{
+	enum { BLOCKS = 10, LEN = BLOCKS * METADATA_BLOCK + 100 };
+	unsigned char *old = calloc(1, LEN), *cur = calloc(1, LEN), *disk = malloc(LEN);
+	char runs[256];
+	size_t off, run;
+	unsigned seed = 1;
+
+	CHECK(old && cur && disk);
+	change_runs(old, LEN, cur, LEN, runs, sizeof(runs));
+	CHECK_STR(runs, "");
+	cur[3 * METADATA_BLOCK + 5]++;
+	cur[5 * METADATA_BLOCK - 1]++;
+	cur[7 * METADATA_BLOCK]++;
+	change_runs(old, LEN, cur, LEN, runs, sizeof(runs));
+	CHECK_STR(runs, "3:2 7:1");
+	/* The short last block counts as a block. */
+	cur[LEN - 1]++;
+	change_runs(old, LEN, cur, LEN, runs, sizeof(runs));
+	CHECK_STR(runs, "3:2 7:1 10:1");
+	off = 0;
+	CHECK_INT(metadata_next_change(old, LEN, cur, LEN, &off, &run), 1);
+	CHECK_UINT(run, 2 * METADATA_BLOCK);
+	off = 10 * METADATA_BLOCK;
+	CHECK_INT(metadata_next_change(old, LEN, cur, LEN, &off, &run), 1);
+	CHECK_UINT(run, 100);
+	/* Unknown content, or a record that was shorter: all of it, or its tail. */
+	change_runs(NULL, 0, cur, LEN, runs, sizeof(runs));
+	CHECK_STR(runs, "0:11");
+	change_runs(old, 6 * METADATA_BLOCK + 1, cur, LEN, runs, sizeof(runs));
+	CHECK_STR(runs, "3:2 6:5");
+	/* A shorter record: nothing past it is compared or written. */
+	change_runs(old, LEN, cur, 4 * METADATA_BLOCK, runs, sizeof(runs));
+	CHECK_STR(runs, "3:1");
+
+	/* Writing the runs over what old holds gives cur, whatever changed. */
+	for (int round = 0; round < 200; round++) {
+		size_t written = 0, differing = 0;
+
+		for (size_t i = 0; i < LEN; i++)
+			old[i] = cur[i] = (unsigned char)rand_r(&seed);
+		for (int k = rand_r(&seed) % 6; k > 0; k--)
+			cur[(size_t)rand_r(&seed) % LEN] ^= 1 + rand_r(&seed) % 255;
+		for (size_t b = 0; b < LEN; b += METADATA_BLOCK) {
+			size_t n = LEN - b < METADATA_BLOCK ? LEN - b : METADATA_BLOCK;
+
+			differing += memcmp(old + b, cur + b, n) != 0;
+		}
+		memcpy(disk, old, LEN);
+		off = 0;
+		while (metadata_next_change(old, LEN, cur, LEN, &off, &run)) {
+			memcpy(disk + off, cur + off, run);
+			written += (run + METADATA_BLOCK - 1) / METADATA_BLOCK;
+			off += run;
+		}
+		CHECK(memcmp(disk, cur, LEN) == 0);
+		CHECK_UINT(written, differing);
+	}
+	free(old);
+	free(cur);
+	free(disk);
+}
+
 static void test_uuid(void)
 {
 	static const char *const bad[] = {
@@ -872,6 +951,7 @@ int main(void)
 	test_pool_encode_refuses();
 	test_large();
 	test_next_slot();
+	test_next_change();
 	test_uuid();
 	test_name();
 	return 0;
