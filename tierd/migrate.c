@@ -96,8 +96,8 @@ static void batch_end(struct migrate_batch *b, int r)
 	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu KiB written);"
 		 " %zu moved, copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
 		 " %.1f ms, resume %.1f ms", pool_name(b->p), b->nr, t->stall_ns / 1e6,
-		 t->commit_ns / 1e6, (unsigned long long)t->commit_bytes / 1024, moved, t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
-		 t->resume_ns / 1e6);
+		 t->commit_ns / 1e6, (unsigned long long)t->commit_bytes / 1024, moved,
+		 t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->resume_ns / 1e6);
 	if (b->verify)
 		log_info("pool %s: verified the batch's copies in %.1f ms (while suspended): %zu"
 			 " differ, %zu unreadable%s", pool_name(b->p), b->verify_ns / 1e6,
