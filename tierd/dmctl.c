@@ -1,12 +1,15 @@
 #include "dmctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libdevmapper.h>
+#include <linux/dm-ioctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* Flags of dmctl_simple(). */
@@ -121,6 +124,35 @@ static int dmctl_simple(int type, const char *name, unsigned int flags)
 		dm_task_deferred_remove(dmt);
 	r = dmctl_run(dmt);
 	dm_task_destroy(dmt);
+	return r;
+}
+
+/* 4.37 is the interface version that brought DM_DEV_ARM_POLL. */
+#define DMCTL_ARM_POLL_MINOR 37
+
+int dmctl_events_arm(int fd)
+{
+	struct dm_ioctl dmi = {
+		.version = { DM_VERSION_MAJOR, DMCTL_ARM_POLL_MINOR, 0 },
+		.data_size = sizeof(dmi),
+		.data_start = sizeof(dmi),
+	};
+
+	return ioctl(fd, DM_DEV_ARM_POLL, &dmi) < 0 ? -errno : 0;
+}
+
+int dmctl_events_open(int *fd)
+{
+	int r;
+
+	*fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	r = dmctl_events_arm(*fd);
+	if (r < 0) {
+		close(*fd);
+		*fd = -1;
+	}
 	return r;
 }
 

@@ -38,6 +38,17 @@ void dmctl_init(void);
 /* The last error libdevmapper (or dmctl) reported, or "" if none since dmctl_init(). */
 const char *dmctl_last_error(void);
 
+/*
+ * Device-mapper events without a waiting thread: *fd polls readable once any
+ * device raised an event (a mirror got in sync or lost a leg, ...) since the
+ * descriptor was last armed.  dmctl_events_open() arms it; after it polls
+ * readable, dmctl_events_arm() again *before* looking at what changed, so
+ * an event in between is not lost.  Close it with close().  -ENODEV without
+ * device-mapper; -ENOTTY from a kernel without DM_DEV_ARM_POLL (before 4.13).
+ */
+int dmctl_events_open(int *fd);
+int dmctl_events_arm(int fd);
+
 /* Kernel driver version as text ("4.47.0"). -ENODEV without device-mapper. */
 int dmctl_driver_version(char *buf, size_t len);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dmctl.h"
 #include "dmstatus.h"
@@ -19,7 +20,13 @@
 
 /* kcopyd copies a region at a time; 512 KiB keeps the core log small. */
 #define MIGRATE_REGION_SECTORS 1024u
+/*
+ * A mirror raises a device-mapper event when it is in sync or loses a leg:
+ * the batch wakes on those, and polls the status only as a safety net.
+ * Without events (a kernel before 4.13) it polls often.
+ */
 #define MIGRATE_POLL_SECONDS 0.1
+#define MIGRATE_POLL_EVENTS_SECONDS 1.0
 
 static uint64_t now_ns(void)
 {
@@ -48,6 +55,8 @@ struct migrate_batch {
 	struct migrate_timing timing;
 	uint64_t copy_from, suspend_from;
 	ev_timer poll;
+	ev_io events; /* on events_fd, when there is one */
+	int events_fd;
 	migrate_done_fn done;
 	void *ctx;
 	char err[512];
@@ -90,6 +99,9 @@ static void batch_end(struct migrate_batch *b, int r)
 	size_t moved = 0;
 
 	ev_timer_stop(b->loop, &b->poll);
+	ev_io_stop(b->loop, &b->events);
+	if (b->events_fd >= 0)
+		close(b->events_fd);
 	for (size_t i = 0; i < b->nr; i++)
 		moved += b->items[i].result == 0;
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
@@ -411,17 +423,35 @@ static void batch_commit(struct migrate_batch *b)
 	batch_end(b, r);
 }
 
-static void batch_poll(struct ev_loop *loop, ev_timer *w, int revents)
+static void batch_check(struct migrate_batch *b)
 {
-	struct migrate_batch *b = w->data;
-
-	(void)loop;
-	(void)revents;
 	if (batch_check_mirrors(b) == 0) {
 		b->timing.copy_ns = now_ns() - b->copy_from;
 		fault_point("move-in-sync");
 		batch_commit(b);
 	}
+}
+
+static void batch_poll(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	batch_check(w->data);
+}
+
+static void batch_event(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct migrate_batch *b = w->data;
+
+	(void)loop;
+	(void)revents;
+	/* Re-armed first: an event while the status is read wakes us again. */
+	if (dmctl_events_arm(b->events_fd) < 0) {
+		ev_io_stop(b->loop, &b->events);
+		ev_timer_set(&b->poll, MIGRATE_POLL_SECONDS, MIGRATE_POLL_SECONDS);
+		ev_timer_again(b->loop, &b->poll);
+	}
+	batch_check(b);
 }
 
 int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_item *items,
@@ -432,6 +462,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	struct dmtable t = { 0 };
 	struct migrate_batch *b;
 	const char *name = pool_name(p);
+	double every;
 	int r;
 
 	if (nr == 0 || nr > MIGRATE_BATCH_MAX)
@@ -441,6 +472,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		return -ENOMEM;
 	b->loop = loop;
 	b->p = p;
+	b->events_fd = -1;
 	b->items = items;
 	b->nr = nr;
 	b->done = done;
@@ -474,6 +506,9 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	if (r < 0)
 		goto fail;
 	fault_point("move-after-mirror-load");
+	/* Armed before the mirrors start, so that their being in sync is an event we see. */
+	if (dmctl_events_open(&b->events_fd) < 0)
+		b->events_fd = -1;
 	/* The mirrors take over from the linear targets: src stays authoritative. */
 	b->suspend_from = now_ns();
 	r = dmctl_suspend(name, 1);
@@ -491,12 +526,20 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	b->timing.mirror_stall_ns = now_ns() - b->suspend_from;
 	b->copy_from = now_ns();
 	fault_point("move-copying");
-	ev_timer_init(&b->poll, batch_poll, MIGRATE_POLL_SECONDS, MIGRATE_POLL_SECONDS);
+	if (b->events_fd >= 0) {
+		ev_io_init(&b->events, batch_event, b->events_fd, EV_READ);
+		b->events.data = b;
+		ev_io_start(loop, &b->events);
+	}
+	every = b->events_fd >= 0 ? MIGRATE_POLL_EVENTS_SECONDS : MIGRATE_POLL_SECONDS;
+	ev_timer_init(&b->poll, batch_poll, every, every);
 	b->poll.data = b;
 	ev_timer_start(loop, &b->poll);
 	*out = b;
 	return 0;
 fail:
+	if (b->events_fd >= 0)
+		close(b->events_fd);
 	release_destinations(b);
 	ucopy_close(b->verify);
 	free(b);
