@@ -448,7 +448,8 @@ static void batch_event(struct ev_loop *loop, ev_io *w, int revents)
 	/* Re-armed first: an event while the status is read wakes us again. */
 	if (dmctl_events_arm(b->events_fd) < 0) {
 		ev_io_stop(b->loop, &b->events);
-		ev_timer_set(&b->poll, MIGRATE_POLL_SECONDS, MIGRATE_POLL_SECONDS);
+		/* libev's way to change an active timer: repeat, then again. */
+		b->poll.repeat = MIGRATE_POLL_SECONDS;
 		ev_timer_again(b->loop, &b->poll);
 	}
 	batch_check(b);
