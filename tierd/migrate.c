@@ -508,8 +508,16 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		goto fail;
 	fault_point("move-after-mirror-load");
 	/* Armed before the mirrors start, so that their being in sync is an event we see. */
-	if (dmctl_events_open(&b->events_fd) < 0)
+	r = dmctl_events_open(&b->events_fd);
+	if (r < 0) {
+		static bool said;
+
+		if (!said)
+			log_warn("no device-mapper events (%s): moves poll the mirrors every %.0f ms",
+				 strerror(-r), MIGRATE_POLL_SECONDS * 1e3);
+		said = true;
 		b->events_fd = -1;
+	}
 	/* The mirrors take over from the linear targets: src stays authoritative. */
 	b->suspend_from = now_ns();
 	r = dmctl_suspend(name, 1);

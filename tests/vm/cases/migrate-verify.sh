@@ -85,6 +85,7 @@ move_under_fio() {
 	fio_job $seed --verify_only=1 || { cat /tmp/fio-$seed.out; fail "blocks of fio run $seed changed after the move"; }
 	echo "ok: fio run $seed's blocks read back intact after the move"
 	dmsetup table tank | grep -q mirror && fail "mirror targets left after the move"
+	grep "no device-mapper events" /tmp/tierd.log && fail "the batches polled instead of waiting for events"
 	on_tier "$2"
 	rest_intact "after the move to the $tier tier"
 }
