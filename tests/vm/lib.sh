@@ -87,8 +87,6 @@ TIERD_STATE=${TIERD_STATE:-/tmp/tierd-state}
 export TIERD_SOCKET=/run/tierd/tierd.sock
 TIERD_PID=
 
-# tierd_start [ARGS...]: start the daemon in the background and wait until it
-# answers.
 # majmin DEV: the device's "MAJOR:MINOR", as dmsetup table names it.
 majmin() {
 	local mm
@@ -96,6 +94,8 @@ majmin() {
 	echo "$((16#${mm%:*})):$((16#${mm#*:}))"
 }
 
+# tierd_start [ARGS...]: start the daemon in the background and wait until it
+# answers.
 tierd_start() {
 	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" \
 		--policy-dir "$TIERD_SOURCE_DIR/policies" "$@" 2>>/tmp/tierd.log &

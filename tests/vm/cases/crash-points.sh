@@ -9,7 +9,6 @@
 
 hdd=$(vm_loop_create 128M)
 ssd=$(vm_loop_create 64M)
-majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
 E=$((4 << 20))
 tierd_start
 tierctl_ok pool create tank --hdd "$hdd"

@@ -9,7 +9,6 @@
 
 hdd=$(vm_loop_create 128M)
 ssd_loop=$(vm_loop_create 96M)
-majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
 mm=$(majmin "$ssd_loop")
 sectors=$((96 << 11))
 echo "0 $sectors linear $mm 0" | dmsetup create ssdwrap

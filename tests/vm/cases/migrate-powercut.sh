@@ -21,7 +21,6 @@ mkdir -p /run/state
 mount /dev/vdc /run/state
 TIERD_STATE=/run/state/tierd
 vol=/dev/mapper/tank
-majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
 hdd_mm=$(majmin $hdd) ssd_mm=$(majmin $ssd)
 
 extent_dev() {

@@ -9,7 +9,6 @@
 command -v fio >/dev/null || skip "fio is not installed on the host"
 hdd=$(vm_loop_create 192M)
 ssd=$(vm_loop_create 128M)
-majmin() { local mm; mm=$(stat -L -c '%t:%T' "$1"); echo "$((16#${mm%:*})):$((16#${mm#*:}))"; }
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
 E=$((1 << 20))
 # The extents that move, and fio's range: [FIRST, FIRST + COUNT).
