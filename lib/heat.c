@@ -17,6 +17,9 @@
  */
 #define HEAT_COLD 1e-12f
 
+/* A stream is expected to run at least this many bios between restarts. */
+#define HEAT_STREAM_RUN 8.0
+
 void heat_params_default(struct heat_params *p)
 {
 	*p = (struct heat_params){
@@ -24,7 +27,7 @@ void heat_params_default(struct heat_params *p)
 		.read_weight = 1.0,
 		.write_weight = 1.0,
 		.large_io_bytes = 65536,
-		.merged_weight = 0.25,
+		.scan_bytes = UINT64_C(64) << 20,
 	};
 }
 
@@ -40,7 +43,7 @@ int heat_params_valid(const struct heat_params *p)
 	    !heat_in(p->read_weight, 0, 1000) || !heat_in(p->write_weight, 0, 1000) ||
 	    (p->read_weight == 0 && p->write_weight == 0) ||
 	    p->large_io_bytes < 512 || p->large_io_bytes > (UINT32_C(1) << 30) ||
-	    !heat_in(p->merged_weight, 0, 1))
+	    p->scan_bytes < 512 || p->scan_bytes > (UINT64_C(1) << 50))
 		return -EINVAL;
 	return 0;
 }
@@ -49,20 +52,44 @@ int heat_params_valid(const struct heat_params *p)
  * One direction of one sample.  dm-stats gives only sums, so the average
  * size stands for every I/O of the sample: a mix of a few big and many
  * small I/Os is discounted as if all were average.
+ *
+ * Sequential I/O counts by the bytes it moves, not by its number: a pass
+ * over an extent then adds extent / scan_bytes whether it reads 4 KiB or
+ * 1 MiB at a time.  Counted per I/O, as random I/O is, a scan in small
+ * I/Os would look hundreds of times hotter than the same scan in large
+ * ones, and a backup in 64 KiB reads would fill an empty SSD tier.
  */
 static double heat_direction(const struct heat_params *p, double weight, uint32_t ios,
 			     uint32_t merged, uint64_t sectors)
 {
-	double avg_bytes, size_factor = 1.0;
-	/* Races in dm-stats can leave merged a little above ios. */
-	uint32_t sequential = merged < ios ? merged : ios;
+	double avg_bytes, random_value = 1.0, sequential_value, sequential, random, restarts;
 
 	if (!ios)
 		return 0;
+	/* Races in dm-stats can leave merged a little above ios. */
+	sequential = merged < ios ? merged : ios;
+	random = ios - sequential;
+	/*
+	 * dm-stats calls a bio merged when it starts where the previous bio of
+	 * the same CPU ended, so a stream shows an unmerged bio each time its
+	 * thread moves to another CPU or wraps around.  Up to one in eight of
+	 * its merged bios, those restarts belong to the stream: counted as
+	 * random they would lift every scanned extent over min_heat.  Random
+	 * I/O beside a scan in the same sample loses as many.
+	 */
+	restarts = sequential / HEAT_STREAM_RUN;
+	if (restarts > random)
+		restarts = random;
+	random -= restarts;
+	sequential += restarts;
 	avg_bytes = (double)sectors * HEAT_SECTOR_BYTES / ios;
 	if (avg_bytes > p->large_io_bytes)
-		size_factor = p->large_io_bytes / avg_bytes;
-	return weight * size_factor * ((ios - sequential) + p->merged_weight * sequential);
+		random_value = p->large_io_bytes / avg_bytes;
+	sequential_value = avg_bytes / (double)p->scan_bytes;
+	/* A huge sequential I/O is no hotter than a huge random one: both stream. */
+	if (sequential_value > random_value)
+		sequential_value = random_value;
+	return weight * (random * random_value + sequential * sequential_value);
 }
 
 double heat_score(const struct heat_params *p, const struct statsparse_area *a)

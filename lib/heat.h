@@ -18,14 +18,15 @@ struct heat_params {
 	double read_weight;      /* 1.0 */
 	double write_weight;     /* 1.0 */
 	uint32_t large_io_bytes; /* 65536: a larger average I/O counts large_io_bytes / avg */
-	double merged_weight;    /* 0.25: share of a random I/O that a sequential one counts */
+	uint64_t scan_bytes;     /* 64 MiB: sequential I/O counts one per scan_bytes it moves */
 };
 
 void heat_params_default(struct heat_params *p);
 /*
  * 0 or -EINVAL.  Ranges: half-life 1 s to 10 years; weights 0 to 1000 and
- * not both zero; large_io_bytes 512 B to 1 GiB; merged_weight 0 to 1 (a
- * sequential I/O never counts more than a random one).
+ * not both zero; large_io_bytes 512 B to 1 GiB; scan_bytes 512 B to 1 PiB
+ * (whatever it is, a sequential I/O never counts more than a random one of
+ * its size).
  */
 int heat_params_valid(const struct heat_params *p);
 

@@ -13,7 +13,7 @@
 # Parts of a run, to redo one: TIERD_BENCH_SKEWS ("z100 z90 zipf"),
 # TIERD_BENCH_PROFILES (beyond 4K random read), TIERD_BENCH_PHASE_C (0: no
 # caches beyond 4K random read), TIERD_BENCH_ONLY ("overhead", "seq",
-# "lvmcache", "bcache": only those).
+# "profiles", "lvmcache", "bcache": only those).
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -111,7 +111,9 @@ story() {
 	devices_up
 
 	# TIERD_BENCH_ONLY: run some parts alone (to redo them after a failure):
-	# "overhead" (the volume against the raw SSD, concurrent runs), CONFIG
+	# "overhead" (the volume against the raw SSD, concurrent runs), "seq"
+	# (64K sequential reads of a fresh volume beside md), "profiles" (tierd
+	# on the profiles beyond 4K random read, phase B), CONFIG
 	# (tierd, lvmcache or bcache: its 4K random reads and, unless quick, its
 	# other profiles).
 	if [ -n "${TIERD_BENCH_ONLY:-}" ]; then
@@ -130,6 +132,9 @@ story() {
 				tierd_pool
 				concurrent_seq
 				tierd_pool_destroy ;;
+			profiles)
+				[ -n "$tierd_pid" ] || tierd_up
+				tierd_profiles ;;
 			lvmcache|bcache)
 				for skew in "${SKEW_ORDER[@]}"; do
 					setup_$part || { skipped "$part" "setup failed"; teardown_current; break; }
@@ -182,16 +187,7 @@ story() {
 	done
 
 	# Phase B: the other profiles, HDD-only, SSD-only and tierd.
-	local p s
-	for p in "${PROFILES_B[@]}"; do
-		s=$(profile_skew "$p")
-		tierd_pool
-		warm_fixed tierd "$p" "$s" /dev/mapper/bench "$WARM_B"
-		tierd_tier_now "$p" "$s"
-		measure_paired tierd "$p" "$s" /dev/mapper/bench hdd ssd
-		tierd_record "$p" "$s"
-		tierd_pool_destroy
-	done
+	tierd_profiles
 
 	# Phase C: the caches on the same profiles, after a longer warm-up.
 	if [ "$PHASE_C" = 1 ]; then
@@ -207,6 +203,22 @@ story() {
 		done
 	fi
 	log "done"
+}
+
+# tierd on every profile of PROFILES_B: a fresh pool, a warm-up with the
+# workload, one on-demand tiering run, then the steady state beside HDD-only
+# and SSD-only.
+tierd_profiles() {
+	local p s
+	for p in "${PROFILES_B[@]}"; do
+		s=$(profile_skew "$p")
+		tierd_pool
+		warm_fixed tierd "$p" "$s" /dev/mapper/bench "$WARM_B"
+		tierd_tier_now "$p" "$s"
+		measure_paired tierd "$p" "$s" /dev/mapper/bench hdd ssd
+		tierd_record "$p" "$s"
+		tierd_pool_destroy
+	done
 }
 
 log() { echo "bench [$(date +%T)] $*"; }

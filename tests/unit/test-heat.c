@@ -45,7 +45,7 @@ static void test_params(void)
 	CHECK_NEAR(p.read_weight, 1, 0);
 	CHECK_NEAR(p.write_weight, 1, 0);
 	CHECK_UINT(p.large_io_bytes, 65536);
-	CHECK_NEAR(p.merged_weight, 0.25, 0);
+	CHECK(p.scan_bytes == UINT64_C(64) << 20);
 	CHECK_OK(heat_params_valid(&p));
 	CHECK_INT(heat_params_valid(NULL), -EINVAL);
 
@@ -68,19 +68,21 @@ static void test_params(void)
 	CHECK_BAD(large_io_bytes, 0);
 	CHECK_BAD(large_io_bytes, 511);
 	CHECK_BAD(large_io_bytes, (UINT32_C(1) << 30) + 1);
-	CHECK_BAD(merged_weight, -0.25);
-	CHECK_BAD(merged_weight, 1.5);
-	CHECK_BAD(merged_weight, NAN);
+	CHECK_BAD(scan_bytes, 0);
+	CHECK_BAD(scan_bytes, 511);
+	CHECK_BAD(scan_bytes, (UINT64_C(1) << 50) + 1);
 #undef CHECK_BAD
 	bad = p;
 	bad.read_weight = bad.write_weight = 0;
 	CHECK_INT(heat_params_valid(&bad), -EINVAL);
-	/* The edges are allowed: a policy may ignore writes, or sequential I/O entirely. */
+	/* The edges are allowed: writes may not count, sequential I/O next to nothing. */
 	bad = p;
 	bad.write_weight = 0;
-	bad.merged_weight = 0;
+	bad.scan_bytes = UINT64_C(1) << 50;
 	bad.half_life_s = 1;
 	bad.large_io_bytes = 512;
+	CHECK_OK(heat_params_valid(&bad));
+	bad.scan_bytes = 512;
 	CHECK_OK(heat_params_valid(&bad));
 }
 
@@ -238,21 +240,65 @@ static void test_merged(void)
 	struct statsparse_area a;
 
 	heat_params_default(&p);
-	/* 2 random and 8 sequential: 2 + 8/4. */
-	a = reads(10, 8, KIB_SECTORS(4) * 10);
-	CHECK_NEAR(heat_score(&p, &a), 4, 0);
-	a = writes(10, 8, KIB_SECTORS(4) * 10);
-	CHECK_NEAR(heat_score(&p, &a), 4, 0);
+	/* 4 random and 16 sequential 4 KiB: 2 of the 4 are the stream's restarts. */
+	a = reads(20, 16, KIB_SECTORS(4) * 20);
+	CHECK_NEAR(heat_score(&p, &a), 2 + 18.0 / 16384, 1e-15);
+	a = writes(20, 16, KIB_SECTORS(4) * 20);
+	CHECK_NEAR(heat_score(&p, &a), 2 + 18.0 / 16384, 1e-15);
+	/* Nothing merged, nothing taken: 20 random. */
+	a = reads(20, 0, KIB_SECTORS(4) * 20);
+	CHECK_NEAR(heat_score(&p, &a), 20, 0);
 	/* dm-stats races can count more merged than done: never more than all. */
 	a = reads(2, 5, KIB_SECTORS(4) * 2);
-	CHECK_NEAR(heat_score(&p, &a), 0.5, 0);
-	/* Merged and large multiply: 8 sequential 128 KiB reads. */
+	CHECK_NEAR(heat_score(&p, &a), 2.0 / 16384, 1e-15);
+	/* 8 sequential 128 KiB reads: 1 MiB of 64. */
 	a = reads(8, 8, KIB_SECTORS(128) * 8);
-	CHECK_NEAR(heat_score(&p, &a), 8 * 0.5 * 0.25, 0);
-	p.merged_weight = 0;
-	CHECK_NEAR(heat_score(&p, &a), 0, 0);
-	p.merged_weight = 1;
-	CHECK_NEAR(heat_score(&p, &a), 4, 0);
+	CHECK_NEAR(heat_score(&p, &a), 1.0 / 64, 1e-15);
+	/* The unit is a knob: at 1 MiB the same reads count 1. */
+	p.scan_bytes = 1 << 20;
+	CHECK_NEAR(heat_score(&p, &a), 1, 1e-15);
+}
+
+/*
+ * A scan's heat must not depend on the size of its I/Os: one pass over a
+ * 4 MiB extent adds 1/16 in 4 KiB reads as in 2 MiB ones (and in writes).
+ * Past that, sequential I/Os count as random ones of their size do, never
+ * more: at 16 MiB a random I/O counts 1/256, below the 1/4 its bytes are.
+ */
+static void test_scan_any_size(void)
+{
+	struct heat_params p;
+	struct statsparse_area a;
+
+	heat_params_default(&p);
+	for (uint32_t kib = 4; kib <= 2048; kib *= 2) {
+		uint32_t n = 4096 / kib;
+
+		a = reads(n, n, KIB_SECTORS(4096));
+		CHECK_NEAR(heat_score(&p, &a), 1.0 / 16, 1e-12);
+		a = writes(n, n, KIB_SECTORS(4096));
+		CHECK_NEAR(heat_score(&p, &a), 1.0 / 16, 1e-12);
+	}
+	/* A pass of 64 KiB reads that restarted 7 times (CPU moves) is still a pass. */
+	a = reads(64, 57, KIB_SECTORS(4096));
+	CHECK_NEAR(heat_score(&p, &a), 1.0 / 16, 1e-12);
+	/* 56 merged explain 7 restarts: the eighth counts as a random read. */
+	a = reads(64, 56, KIB_SECTORS(4096));
+	CHECK_NEAR(heat_score(&p, &a), 1 + 63.0 / 1024, 1e-12);
+	a = reads(1, 1, KIB_SECTORS(16384));
+	CHECK_NEAR(heat_score(&p, &a), 1.0 / 256, 0);
+	a = reads(1, 0, KIB_SECTORS(16384));
+	CHECK_NEAR(heat_score(&p, &a), 1.0 / 256, 0);
+	/* Whatever the unit and size: sequential never above random of the same size. */
+	for (uint64_t scan = 512; scan <= UINT64_C(1) << 50; scan <<= 3) {
+		p.scan_bytes = scan;
+		for (uint32_t kib = 1; kib <= 1 << 20; kib <<= 1) {
+			struct statsparse_area seq = reads(3, 3, KIB_SECTORS(kib) * 3);
+			struct statsparse_area rnd = reads(3, 0, KIB_SECTORS(kib) * 3);
+
+			CHECK(heat_score(&p, &seq) <= heat_score(&p, &rnd));
+		}
+	}
 }
 
 /*
@@ -276,7 +322,7 @@ static void test_scan_vs_random(void)
 	for (uint32_t i = 0; i < NR; i++)
 		scan[i] = reads(4, 4, EXTENT_SECTORS);
 
-	/* Per extent: 4 reads * (64 KiB / 1 MiB) * 0.25 = 1/16 against 50. */
+	/* Per extent: 4 MiB of sequential reads / 64 MiB = 1/16, against 50. */
 	CHECK_NEAR(heat_score(&p, &scan[0]), 1.0 / 16, 0);
 	CHECK_NEAR(heat_score(&p, &random_sample[hot[0]]), 50, 0);
 	for (uint32_t i = 0; i < NR; i++)
@@ -301,7 +347,7 @@ static void test_scan_vs_random(void)
 	}
 
 	/* Without the discounts the scan would outweigh the random reads 20 times over. */
-	p.merged_weight = 1;
+	p.scan_bytes = 512;
 	p.large_io_bytes = 1u << 30;
 	CHECK_NEAR(heat_score(&p, &scan[0]) * NR, 4096, 0);
 }
@@ -498,6 +544,7 @@ int main(void)
 	test_weights();
 	test_large_io();
 	test_merged();
+	test_scan_any_size();
 	test_scan_vs_random();
 	test_top();
 	test_top_random();

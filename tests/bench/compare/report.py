@@ -466,6 +466,9 @@ def chart(d, res, table_a, oracle, warm):
     if not shutil.which("gnuplot"):
         print("report: gnuplot missing, no chart", file=sys.stderr)
         return
+    if not any(res.summary("ssd", "rr4k", s) and res.summary("hdd", "rr4k", s) for s in SKEW_ORDER):
+        print("report: no 4K random-read results for every configuration, no chart", file=sys.stderr)
+        return
     bars = os.path.join(d, "chart-bars.dat")
     with open(bars, "w") as f:
         f.write("# skew hdd ssd tierd lvmcache bcache oracle\n")

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Tiering runs end to end on a pool whose SSD grows the volume (so every
-# promotion needs a demotion first, through the swap reserve): a hot set of
+# promotion needs a demotion first, through the swap reserve): a sequential
+# scan of everything plans no promotion; a hot set of
 # scattered HDD extents is on the SSD after `tier now --wait` (every copy
 # verified against its source with --verify-moves); --dry-run
 # changes nothing; pins win over heat; policy lowest empties the SSD as far
@@ -43,6 +44,18 @@ step "the policies shipped"
 assert_eq "policies" "auto highest lowest" "$("$TIERCTL" policy list --json | jq -r '.[].name' | xargs)"
 assert_eq "default policy" auto "$("$TIERCTL" schedule show tank --json | jq -r .policy)"
 tierctl_fails 1 "no policy named nosuch" policy set tank nosuch
+
+step "a sequential scan of the whole volume plans no promotion"
+# A backup reads everything once: in 64 KiB reads (a pass of 16 per extent
+# under the old per-I/O rule), and the first 8 extents in 4 KiB ones.
+fio --name=scan --filename=$vol --direct=1 --ioengine=libaio --iodepth=16 --rw=read --bs=64k \
+	--size="$size" --output=/dev/null
+fio --name=scan4k --filename=$vol --direct=1 --ioengine=libaio --iodepth=16 --rw=read --bs=4k \
+	--size=$((8 * E)) --output=/dev/null
+sleep 3
+"$TIERCTL" heat tank --top 3
+assert_eq "promotions planned after a scan" 0 \
+	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.promote_extents)"
 
 step "a hot set of scattered HDD extents"
 hot="3 11 19 27"
