@@ -11,7 +11,8 @@
 # Environment: TIERD_BUILD_DIR (default build/, built with scripts/build when
 # unset), TIERD_BENCH_OUT (results; default $TIERD_BUILD_DIR/bench-compare).
 # Parts of a run, to redo one: TIERD_BENCH_SKEWS ("z100 z90 zipf"),
-# TIERD_BENCH_PROFILES (beyond 4K random read), TIERD_BENCH_PHASE_C (0: no
+# TIERD_BENCH_PROFILES (beyond 4K random read), TIERD_BENCH_EXTENT_MB (tierd's
+# extent size, 4 by default; 1, 2 or 4), TIERD_BENCH_PHASE_C (0: no
 # caches beyond 4K random read), TIERD_BENCH_ONLY ("overhead", "seq",
 # "profiles", "lvmcache", "bcache": only those).
 # The report (Markdown tables and an SVG chart) is written to the results
@@ -24,6 +25,7 @@ root=$(cd "$here/../.." && pwd)
 DELAY_MS=8          # dm-delay on each RAID6 member: a 7,200 rpm disk's access time
 MEMBER_MB=96        # 6 RAID6 members of this size: 4 x 96 MiB of data
 SSD_MB=96           # the SSD tier, and every cache's SSD: the same device size
+EXTENT_MB=${TIERD_BENCH_EXTENT_MB:-4} # tierd's extent size (pool create --extent-size)
 SIZE_MB=352         # what every configuration's fio jobs address (88 x 4 MiB)
 QD=16               # one fio job, libaio, this many I/Os in flight
 RUN=6               # seconds measured per steady-state fio job (after RAMP)
@@ -105,7 +107,7 @@ story() {
 		echo "fio	$(fio --version)"
 		echo "lvm	$(lvm version 2>/dev/null | awk '/LVM version/ { print $3 }')"
 		echo "make-bcache	$(dpkg-query -W -f='${Version}' bcache-tools 2>/dev/null || echo none)"
-		echo "params	delay_ms=$DELAY_MS member_mb=$MEMBER_MB ssd_mb=$SSD_MB size_mb=$SIZE_MB qd=$QD run=$RUN ramp=$RAMP warm=$WARM slice=$SLICE trigger=$TRIGGER warm_b=$WARM_B warm_c=$WARM_C"
+		echo "params	delay_ms=$DELAY_MS member_mb=$MEMBER_MB ssd_mb=$SSD_MB size_mb=$SIZE_MB qd=$QD run=$RUN ramp=$RAMP warm=$WARM slice=$SLICE trigger=$TRIGGER warm_b=$WARM_B warm_c=$WARM_C extent_mb=$EXTENT_MB"
 	} >"$out/machine.tsv"
 
 	devices_up
@@ -124,7 +126,7 @@ story() {
 				# The hot tenth placed on the SSD tier by hand.
 				[ -n "$tierd_pid" ] || tierd_up
 				tierd_pool
-				"$tierctl" extent move bench 0 9 --tier ssd >/dev/null
+				"$tierctl" extent move bench 0 $((36 / EXTENT_MB)) --tier ssd >/dev/null
 				concurrent
 				tierd_pool_destroy ;;
 			seq)
@@ -349,7 +351,7 @@ tierd_up() {
 
 tierd_pool() {
 	wipefs -qa "$mddev" "$ssd"
-	"$tierctl" pool create bench --hdd "$mddev" >/dev/null
+	"$tierctl" pool create bench --hdd "$mddev" --extent-size "${EXTENT_MB}M" >/dev/null
 	# Like a cache, the SSD adds no capacity: it only holds hot extents.
 	"$tierctl" tier attach bench --ssd "$ssd" --no-grow >/dev/null
 	# 'tier now' is asked for now: copy at full speed even under load (the
@@ -386,7 +388,7 @@ tierd_pool_destroy() {
 # two alternate three times; the report takes the medians.
 overhead() {
 	local i saved=$SIZE_MB
-	"$tierctl" extent move bench 0 8 --tier ssd >/dev/null
+	"$tierctl" extent move bench 0 $((32 / EXTENT_MB)) --tier ssd >/dev/null
 	SIZE_MB=32
 	for i in 1 2 3; do
 		measure ovh-tierd rr4k uniform /dev/mapper/bench "r$i"

@@ -113,10 +113,10 @@ class Results:
         return sum(r[1] for r in own) / len(own) / (sum(r[1] for r in refs) / len(refs))
 
 
-def access_shares(skew, size_mb, bs, cap_bytes_list, tmp):
+def access_shares(skew, size_mb, bs, cap_bytes_list, tmp, extent):
     """For fio's own generator of SKEW over SIZE_MB: the share of I/Os that
-    land in the hottest CAP bytes, counted by 4 KiB block and by 4 MiB
-    extent. Returns {cap: (share_4k, share_4m)}."""
+    land in the hottest CAP bytes, counted by 4 KiB block and by EXTENT
+    bytes. Returns {cap: (share_4k, share_extent)}."""
     if skew not in ("z100", "z90", "zipf") or not shutil.which("fio"):
         return None
     log = os.path.join(tmp, f"{skew}.iolog")
@@ -137,13 +137,13 @@ def access_shares(skew, size_mb, bs, cap_bytes_list, tmp):
             off = int(f[-2])
             c = pick if n % 2 == 0 else count
             c[0][off // 4096] += 1
-            c[1][off // (4 * MiB)] += 1
+            c[1][off // extent] += 1
             n += 1
     m = n // 2
     out = {}
     for cap in cap_bytes_list:
         sh = []
-        for g, unit in ((0, 4096), (1, 4 * MiB)):
+        for g, unit in ((0, 4096), (1, extent)):
             hot = [k for k, _ in pick[g].most_common(cap // unit)]
             sh.append(sum(count[g][k] for k in hot) / m)
         out[cap] = tuple(sh)
@@ -176,6 +176,7 @@ def main():
     params = dict(p.split("=") for p in machine.get("params", "").split())
     size_mb = int(params.get("size_mb", 352))
     ssd_mb = int(params.get("ssd_mb", 96))
+    ext_mb = int(params.get("extent_mb", 4))
     warm = int(params.get("warm", 45))
     res = Results(os.path.join(d, "results.tsv"))
     skipped = read_kv(os.path.join(d, "skipped.tsv"))
@@ -201,8 +202,8 @@ def main():
         for skew in SKEW_ORDER:
             caps = {ssd_mb * MiB}
             if skew in tierd_used:
-                caps.add(tierd_used[skew] * 4 * MiB)
-            shares[skew] = access_shares(skew, size_mb, "4k", sorted(caps), tmp)
+                caps.add(tierd_used[skew] * ext_mb * MiB)
+            shares[skew] = access_shares(skew, size_mb, "4k", sorted(caps), tmp, ext_mb * MiB)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -274,11 +275,11 @@ def main():
     w("### The oracle bound of each skew\n")
     w("Share of I/Os that fio's generator sends to the hottest data, replayed with "
       "`--ioengine=null` over the same range: by 4 KiB block (what any placement could "
-      "reach) and by 4 MiB extent (what extent tiering can reach). Fixed-QD bound: "
+      f"reach) and by {ext_mb} MiB extent (what extent tiering can reach). Fixed-QD bound: "
       "1 / (h / SSD-only + (1 - h) / HDD-only), the throughput of a closed loop at QD16 "
       "whose HDD I/Os each cost the HDD-only latency (dm-delay adds latency, not a queue).\n")
     w("| skew | hit share, hottest "
-      f"{ssd_mb} MiB by 4K | by 4M extent | tierd's SSD extents | their hit share | oracle IOPS | "
+      f"{ssd_mb} MiB by 4K | by {ext_mb}M extent | tierd's SSD extents | their hit share | oracle IOPS | "
       "fixed-QD bound (4K) | fixed-QD bound (tierd's extents) | tierd | lvmcache | bcache |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for skew in SKEW_ORDER:
@@ -289,7 +290,7 @@ def main():
             continue
         h4k, h4m = sh[ssd_cap]
         u = tierd_used.get(skew)
-        hu = sh[u * 4 * MiB][1] if u and (u * 4 * MiB) in sh else None
+        hu = sh[u * ext_mb * MiB][1] if u and (u * ext_mb * MiB) in sh else None
         fq = 1 / (h4k / ssd[0] + (1 - h4k) / hdd[0])
         fqt = 1 / (hu / ssd[0] + (1 - hu) / hdd[0]) if hu is not None else None
         at = table_a.get(("tierd", skew))
@@ -300,7 +301,7 @@ def main():
             a = table_a.get((cfg, skew))
             cells.append(f"{fmt_iops(a['xs'] * ssd[0] if a and a['xs'] else None)} ({fmt_pct(a['po'] if a else None)})")
         w(f"| {SKEWS[skew]} | {h4k:.1%} | {h4m:.1%} | {u if u is not None else '-'} "
-          f"({(u or 0) * 4} MiB) | {hu:.1%} | {fmt_iops(oracle.get(skew))} | {fmt_iops(fq)} | {fqt_txt} | "
+          f"({(u or 0) * ext_mb} MiB) | {hu:.1%} | {fmt_iops(oracle.get(skew))} | {fmt_iops(fq)} | {fqt_txt} | "
           + " | ".join(cells) + " |" if hu is not None else
           f"| {SKEWS[skew]} | {h4k:.1%} | {h4m:.1%} | - | - | {fmt_iops(oracle.get(skew))} | {fmt_iops(fq)} | - | "
           + " | ".join(cells) + " |")
