@@ -240,6 +240,43 @@ int cli_param_paths(struct json_object **params, const char *key, char **paths, 
 	return cli_param(params, key, array);
 }
 
+static struct json_object *cli_range_pair(const struct range *r)
+{
+	struct json_object *pair = json_object_new_array();
+	struct json_object *start = json_object_new_uint64(r->start);
+	struct json_object *length = json_object_new_uint64(r->length);
+
+	if (!pair || !start || json_object_array_add(pair, start)) {
+		json_object_put(start);
+		json_object_put(length);
+		json_object_put(pair);
+		return NULL;
+	}
+	if (!length || json_object_array_add(pair, length)) {
+		json_object_put(length);
+		json_object_put(pair);
+		return NULL;
+	}
+	return pair;
+}
+
+int cli_param_ranges(struct json_object **params, const char *key, const struct range *ranges,
+		     size_t n)
+{
+	struct json_object *array = json_object_new_array();
+
+	for (size_t i = 0; array && i < n; i++) {
+		struct json_object *pair = cli_range_pair(&ranges[i]);
+
+		if (!pair || json_object_array_add(array, pair)) {
+			json_object_put(pair);
+			json_object_put(array);
+			array = NULL;
+		}
+	}
+	return cli_param(params, key, array);
+}
+
 static void cli_on_progress(struct json_object *update, void *userdata)
 {
 	const char *what = member_string(update, "what"), *unit = member_string(update, "unit");

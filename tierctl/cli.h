@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ranges.h"
+
 struct client;
 struct json_object;
 struct progress;
@@ -123,6 +125,9 @@ int cli_param_bool(struct json_object **params, const char *key, bool value);
 int cli_param_path(struct json_object **params, const char *key, const char *path);
 /* Several device paths as an array. */
 int cli_param_paths(struct json_object **params, const char *key, char **paths, int n);
+/* n ranges as an array of [start, length] pairs. */
+int cli_param_ranges(struct json_object **params, const char *key, const struct range *ranges,
+		     size_t n);
 
 /*
  * Call method on tierd with params (borrowed; NULL: out of memory building

@@ -22,12 +22,13 @@ cli_run_fn pincmd_run;
 			"must be on a filesystem made directly on the volume (/dev/mapper/NAME),\n" \
 			"such as ext4 or XFS.  tierctl flushes the file's dirty data, asks the\n" \
 			"filesystem where the data lies (FIEMAP), and pins those places, merged\n" \
-			"into as few whole-extent ranges as cover them.  Data without a place on\n" \
-			"the volume yet, and data stored inside the filesystem's own metadata\n" \
-			"(inline or tail-packed), is left out with a warning.  A compressed or\n" \
-			"otherwise encoded extent is refused: its place on the volume is not the\n" \
-			"byte range FIEMAP reports.  The pins follow the blocks, not the file:\n" \
-			"after the file is rewritten elsewhere on the volume, pin it again.\n" \
+			"into as few whole-extent ranges as cover them, all or none of them.\n" \
+			"Data without a place on the volume yet, and data stored inside the\n" \
+			"filesystem's own metadata (inline or tail-packed), is left out with a\n" \
+			"warning.  A compressed or otherwise encoded extent is refused: its place\n" \
+			"on the volume is not the byte range FIEMAP reports.  The pins follow the\n" \
+			"blocks, not the file: after the file is rewritten elsewhere on the\n" \
+			"volume, pin it again.\n"                                              \
 			"\n"                                                                 \
 			"Prints the pool's pins afterwards.\n",                              \
 		.options = "      --tier ssd|hdd      the tier to keep the range on (required)\n" \

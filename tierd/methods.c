@@ -414,29 +414,55 @@ static void policy_set_method(struct control_conn *conn, struct methods_ctx *m,
 	reply_schedule_or_error(conn, m, r, p, err);
 }
 
+/*
+ * One range as offset and length, or many as ranges: [[offset, length], ...],
+ * which change together or not at all (a file's extents, say).
+ */
 static void pin_change(struct control_conn *conn, struct methods_ctx *m, json_object *params,
 		       bool add)
 {
 	const char *name = NULL, *tier = NULL;
-	uint64_t offset = 0, length = 0;
+	uint64_t offset = UINT64_MAX, length = UINT64_MAX;
+	json_object *list = NULL, *o;
 	const struct rpc_param spec[] = {
 		{ "name", RPC_STRING, true, &name },
-		{ "offset", RPC_UINT64, true, &offset },
-		{ "length", RPC_UINT64, true, &length },
+		{ "offset", RPC_UINT64, false, &offset },
+		{ "length", RPC_UINT64, false, &length },
+		{ "ranges", RPC_RANGES, false, &list },
 		{ "tier", RPC_STRING, true, &tier },
 	};
+	struct tiering_range one, *ranges = &one;
+	size_t nr = 1;
 	char err[POOL_ERR_MAX];
-	json_object *o;
 	struct pool *p;
 	int r;
 
 	/* pin.remove takes no tier: the same spec without its last entry. */
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec) - !add) < 0)
 		return;
+	if (list ? offset != UINT64_MAX || length != UINT64_MAX
+		 : offset == UINT64_MAX || length == UINT64_MAX) {
+		control_reply_error(conn, EINVAL, "give either offset and length, or ranges");
+		return;
+	}
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
-	r = tiering_pin(m->tierings, p, offset, length, add ? tier : NULL, err, sizeof(err));
+	if (list) {
+		nr = json_object_array_length(list);
+		ranges = calloc(nr ? nr : 1, sizeof(*ranges));
+		if (!ranges) {
+			control_reply_error(conn, ENOMEM, "out of memory");
+			return;
+		}
+		for (size_t i = 0; i < nr; i++)
+			rpc_range_get(list, i, &ranges[i].offset, &ranges[i].length);
+	} else {
+		one = (struct tiering_range){ offset, length };
+	}
+	r = tiering_pin(m->tierings, p, ranges, nr, add ? tier : NULL, err, sizeof(err));
+	if (ranges != &one)
+		free(ranges);
 	if (r < 0) {
 		control_reply_error(conn, -r, "%s", err);
 		return;

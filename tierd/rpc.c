@@ -118,8 +118,34 @@ static const char *rpc_type_name(enum rpc_type type)
 		return "a non-negative integer below 2^64 - 1";
 	case RPC_STRING_ARRAY:
 		return "an array of strings";
+	case RPC_RANGES:
+		return "an array of [offset, length] pairs of non-negative integers";
 	}
 	return "?";
+}
+
+static bool rpc_is_uint64(json_object *v)
+{
+	/* json-c keeps integers above INT64_MAX as uint64; negatives are int64. */
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return false;
+	/* json-c clamps anything from 2^64 up to UINT64_MAX: refuse rather than guess. */
+	return json_object_get_uint64(v) != UINT64_MAX;
+}
+
+static bool rpc_is_range(json_object *v)
+{
+	return json_object_is_type(v, json_type_array) && json_object_array_length(v) == 2 &&
+	       rpc_is_uint64(json_object_array_get_idx(v, 0)) &&
+	       rpc_is_uint64(json_object_array_get_idx(v, 1));
+}
+
+void rpc_range_get(json_object *ranges, size_t i, uint64_t *offset, uint64_t *length)
+{
+	json_object *pair = json_object_array_get_idx(ranges, i);
+
+	*offset = json_object_get_uint64(json_object_array_get_idx(pair, 0));
+	*length = json_object_get_uint64(json_object_array_get_idx(pair, 1));
 }
 
 static int rpc_param_take(const struct rpc_param *p, json_object *v)
@@ -136,13 +162,7 @@ static int rpc_param_take(const struct rpc_param *p, json_object *v)
 		*(bool *)p->out = json_object_get_boolean(v);
 		return 0;
 	case RPC_UINT64:
-		/* json-c keeps integers above INT64_MAX as uint64; negatives are int64. */
-		if (!json_object_is_type(v, json_type_int))
-			return -EINVAL;
-		if (json_object_get_int64(v) < 0)
-			return -EINVAL;
-		/* json-c clamps anything from 2^64 up to UINT64_MAX: refuse rather than guess. */
-		if (json_object_get_uint64(v) == UINT64_MAX)
+		if (!rpc_is_uint64(v))
 			return -EINVAL;
 		*(uint64_t *)p->out = json_object_get_uint64(v);
 		return 0;
@@ -151,6 +171,14 @@ static int rpc_param_take(const struct rpc_param *p, json_object *v)
 			return -EINVAL;
 		for (size_t i = 0; i < json_object_array_length(v); i++)
 			if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
+				return -EINVAL;
+		*(json_object **)p->out = v;
+		return 0;
+	case RPC_RANGES:
+		if (!json_object_is_type(v, json_type_array))
+			return -EINVAL;
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!rpc_is_range(json_object_array_get_idx(v, i)))
 				return -EINVAL;
 		*(json_object **)p->out = v;
 		return 0;

@@ -29,6 +29,7 @@ enum rpc_type {
 	RPC_BOOL,         /* out: bool * */
 	RPC_UINT64,       /* out: uint64_t * */
 	RPC_STRING_ARRAY, /* out: json_object ** (an array of strings, owned by params) */
+	RPC_RANGES,       /* out: json_object ** (an array of [offset, length] pairs of uint64) */
 };
 
 struct rpc_param {
@@ -42,6 +43,9 @@ struct rpc_param {
  * (a typo must not pass silently). -EINVAL with err filled. */
 int rpc_params(json_object *params, const struct rpc_param *spec, size_t nr, char *err,
 	       size_t err_len);
+
+/* Pair i of an RPC_RANGES array that rpc_params accepted. */
+void rpc_range_get(json_object *ranges, size_t i, uint64_t *offset, uint64_t *length);
 
 /* {"protocol":1,"ok":true,"result":result}; takes ownership of result (NULL: {}). */
 json_object *rpc_reply_ok(json_object *result);

@@ -604,12 +604,12 @@ static uint8_t *pins_per_extent(const struct tiering_pool *tp, uint32_t nr)
 	return per;
 }
 
-int tiering_pin(struct tierings *ts, struct pool *p, uint64_t offset, uint64_t length,
-		const char *tier, char *err, size_t err_len)
+int tiering_pin(struct tierings *ts, struct pool *p, const struct tiering_range *ranges,
+		size_t nr_ranges, const char *tier, char *err, size_t err_len)
 {
 	struct tiering_pool *tp;
 	uint32_t nr = pool_nr_extents(p);
-	uint64_t es = pool_extent_size(p), size = (uint64_t)nr * es, first, end;
+	uint64_t es = pool_extent_size(p), size = (uint64_t)nr * es;
 	struct state_pin *pins;
 	size_t nr_pins;
 	uint8_t *per, value;
@@ -619,17 +619,34 @@ int tiering_pin(struct tierings *ts, struct pool *p, uint64_t offset, uint64_t l
 		return r;
 	if (tier && strcmp(tier, "ssd") && strcmp(tier, "hdd"))
 		return failf(-EINVAL, err, err_len, "bad tier '%s': use ssd or hdd", tier);
-	if (length == 0 || offset >= size || length > size - offset)
+	if (!nr_ranges)
+		return failf(-EINVAL, err, err_len, "no range given");
+	/* Every range is checked before any changes: a bad one anywhere changes nothing. */
+	for (size_t i = 0; i < nr_ranges; i++) {
+		uint64_t offset = ranges[i].offset, length = ranges[i].length;
+
+		if (length && offset < size && length <= size - offset)
+			continue;
+		if (nr_ranges == 1)
+			return failf(-EINVAL, err, err_len,
+				     "the range must lie inside the volume (%llu bytes) and not be empty",
+				     (unsigned long long)size);
 		return failf(-EINVAL, err, err_len,
-			     "the range must lie inside the volume (%llu bytes) and not be empty",
+			     "range %zu of %zu (offset %llu, length %llu) must lie inside the volume"
+			     " (%llu bytes) and not be empty; no range was changed",
+			     i + 1, nr_ranges, (unsigned long long)offset, (unsigned long long)length,
 			     (unsigned long long)size);
+	}
 	value = !tier ? 0 : !strcmp(tier, "ssd") ? 2 : 1;
-	first = offset / es;
-	end = (offset + length + es - 1) / es;
 	per = pins_per_extent(tp, nr);
 	if (!per)
 		return failf(-ENOMEM, err, err_len, "out of memory");
-	memset(per + first, value, end - first);
+	for (size_t i = 0; i < nr_ranges; i++) {
+		uint64_t first = ranges[i].offset / es;
+		uint64_t end = (ranges[i].offset + ranges[i].length + es - 1) / es;
+
+		memset(per + first, value, end - first);
+	}
 	r = pins_rebuild(per, nr, &pins, &nr_pins);
 	free(per);
 	if (r < 0)

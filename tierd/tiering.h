@@ -46,9 +46,16 @@ int tiering_set_schedule(struct tierings *ts, struct pool *p, const struct tieri
 json_object *tiering_schedule_json(struct tierings *ts, struct pool *p);
 int tiering_pause(struct tierings *ts, struct pool *p, bool paused, char *err, size_t err_len);
 
-/* Pin [offset, offset + length) rounded out to whole extents; tier "ssd", "hdd" or NULL (unpin). */
-int tiering_pin(struct tierings *ts, struct pool *p, uint64_t offset, uint64_t length,
-		const char *tier, char *err, size_t err_len);
+struct tiering_range {
+	uint64_t offset, length; /* bytes of the volume */
+};
+
+/*
+ * Pin every range, each rounded out to whole extents, to tier "ssd" or
+ * "hdd", or unpin them (tier NULL): all of them or, on any error, none.
+ */
+int tiering_pin(struct tierings *ts, struct pool *p, const struct tiering_range *ranges,
+		size_t nr_ranges, const char *tier, char *err, size_t err_len);
 json_object *tiering_pins_json(struct tierings *ts, struct pool *p);
 
 /* The plan a run would carry out now, its first limit moves listed. */

@@ -47,7 +47,7 @@ static void fuzz_params(json_object *params)
 		const char *name, *hdd, *ssd, *tier;
 		uint64_t extent_size, first, count;
 		bool force;
-		json_object *devices;
+		json_object *devices, *ranges;
 	} a;
 	const struct rpc_param create[] = {
 		{ "name", RPC_STRING, true, &a.name },
@@ -65,6 +65,11 @@ static void fuzz_params(json_object *params)
 		{ "count", RPC_UINT64, false, &a.count },
 		{ "tier", RPC_STRING, true, &a.tier },
 	};
+	const struct rpc_param pin[] = {
+		{ "name", RPC_STRING, true, &a.name },
+		{ "ranges", RPC_RANGES, true, &a.ranges },
+		{ "tier", RPC_STRING, false, &a.tier },
+	};
 	const struct {
 		const struct rpc_param *spec;
 		size_t nr;
@@ -73,6 +78,7 @@ static void fuzz_params(json_object *params)
 		{ create, ARRAY_SIZE(create) },
 		{ import, ARRAY_SIZE(import) },
 		{ move, ARRAY_SIZE(move) },
+		{ pin, ARRAY_SIZE(pin) },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
@@ -91,6 +97,15 @@ static void fuzz_params(json_object *params)
 			FUZZ_ASSERT(a.name && a.hdd);
 		if (specs[i].spec == move)
 			FUZZ_ASSERT(a.name && a.tier);
+		if (specs[i].spec == pin) {
+			FUZZ_ASSERT(a.name && json_object_is_type(a.ranges, json_type_array));
+			for (size_t j = 0; j < json_object_array_length(a.ranges); j++) {
+				uint64_t offset, length;
+
+				rpc_range_get(a.ranges, j, &offset, &length);
+				FUZZ_ASSERT(offset != UINT64_MAX && length != UINT64_MAX);
+			}
+		}
 		if (specs[i].spec == import) {
 			FUZZ_ASSERT(json_object_is_type(a.devices, json_type_array));
 			for (size_t j = 0; j < json_object_array_length(a.devices); j++)

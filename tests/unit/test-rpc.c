@@ -268,6 +268,56 @@ static void test_params_long_key(void)
 	CHECK(strlen(err) < 100);
 }
 
+/* [offset, length] pairs: exactly two non-negative integers each, or the whole list is refused. */
+static void test_params_ranges(void)
+{
+	static const char *const bad[] = {
+		"{\"ranges\":{}}",
+		"{\"ranges\":[1,2]}",
+		"{\"ranges\":[[1]]}",
+		"{\"ranges\":[[1,2,3]]}",
+		"{\"ranges\":[[0,1],[1,-1]]}",
+		"{\"ranges\":[[0,1],[\"1\",1]]}",
+		"{\"ranges\":[[0,1.5]]}",
+		"{\"ranges\":[[0,null]]}",
+		"{\"ranges\":[[18446744073709551615,1]]}",
+		"{\"ranges\":[null]}",
+		"{\"ranges\":\"0,1\"}",
+	};
+	json_object *ranges = NULL, *p;
+	const struct rpc_param spec[] = { { "ranges", RPC_RANGES, true, &ranges } };
+	uint64_t offset, length;
+	char err[256];
+
+	p = json_tokener_parse("{\"ranges\":[[0,4096],[18446744073709551614,0]]}");
+	CHECK_OK(rpc_params(p, spec, ARRAY_SIZE(spec), err, sizeof(err)));
+	CHECK_INT(json_object_array_length(ranges), 2);
+	rpc_range_get(ranges, 0, &offset, &length);
+	CHECK_UINT(offset, 0);
+	CHECK_UINT(length, 4096);
+	rpc_range_get(ranges, 1, &offset, &length);
+	CHECK_UINT(offset, UINT64_MAX - 1);
+	CHECK_UINT(length, 0);
+	json_object_put(p);
+
+	p = json_tokener_parse("{\"ranges\":[]}");
+	CHECK_OK(rpc_params(p, spec, ARRAY_SIZE(spec), err, sizeof(err)));
+	CHECK_INT(json_object_array_length(ranges), 0);
+	json_object_put(p);
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		p = json_tokener_parse(bad[i]);
+		CHECK(p);
+		err[0] = '\0';
+		CHECK_INT(rpc_params(p, spec, ARRAY_SIZE(spec), err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "\"ranges\" must be an array of [offset, length] pairs")) {
+			fprintf(stderr, "%s: \"%s\"\n", bad[i], err);
+			exit(1);
+		}
+		json_object_put(p);
+	}
+}
+
 static void check_reply(json_object *reply, const char *expect)
 {
 	CHECK(reply);
@@ -306,6 +356,7 @@ int main(void)
 	test_params_good();
 	test_params_bad();
 	test_params_long_key();
+	test_params_ranges();
 	test_replies();
 	return 0;
 }
