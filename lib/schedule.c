@@ -950,6 +950,11 @@ bool schedule_in_window(const struct schedule *s, int64_t t)
 	return m >= s->window_start || m < s->window_end;
 }
 
+bool schedule_catch_up(const struct schedule *s, int64_t due, int64_t now)
+{
+	return due <= now && now - due <= SCHEDULE_CATCH_UP_MAX && schedule_in_window(s, now);
+}
+
 /*
  * The first instant >= t at which schedule_in_window() is `want`, given it
  * is not at t.  Whether the clock is in the window changes only where it

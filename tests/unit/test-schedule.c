@@ -1015,6 +1015,24 @@ static void test_window_model(void)
 	}
 }
 
+/* A run the clock stepped over: late by up to three hours, and only inside the window. */
+static void test_catch_up(void)
+{
+	int64_t d = utc(2026, 5, 9, 0, 0), due = d + 1 * HOUR;
+	struct schedule s;
+
+	set_tz(TZ_UTC);
+	s = parse("daily 01:00", NULL);
+	CHECK(schedule_catch_up(&s, due, due));
+	CHECK(schedule_catch_up(&s, due, due + 90));
+	CHECK(schedule_catch_up(&s, due, due + SCHEDULE_CATCH_UP_MAX));
+	CHECK(!schedule_catch_up(&s, due, due + SCHEDULE_CATCH_UP_MAX + 1));
+	CHECK(!schedule_catch_up(&s, due, due - 1));
+	s = parse("daily 01:00", "01:00-02:00");
+	CHECK(schedule_catch_up(&s, due, due + HOUR - 1));
+	CHECK(!schedule_catch_up(&s, due, due + HOUR));
+}
+
 static void test_equal(void)
 {
 	struct schedule a = parse("every 1h", NULL), b = a;
@@ -1057,6 +1075,7 @@ int main(void)
 	test_windows();
 	test_windows_dst();
 	test_window_model();
+	test_catch_up();
 	test_equal();
 	return 0;
 }

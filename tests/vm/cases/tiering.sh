@@ -5,8 +5,9 @@
 # scattered HDD extents is on the SSD after `tier now --wait` (every copy
 # verified against its source with --verify-moves); --dry-run
 # changes nothing; pins win over heat; policy lowest empties the SSD as far
-# as the HDD has room; `schedule set every 1m` starts a run on its own; every
-# run is recorded; the data never changes.
+# as the HDD has room; `schedule set every 1m` starts a run on its own; a
+# clock stepped over a daily time starts the run it skipped; every run is
+# recorded; the data never changes.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M)
@@ -146,5 +147,28 @@ done
 "$TIERCTL" runs tank
 tierctl_ok schedule set tank manual
 check "after the scheduled run"
+
+step "a clock stepped forward over a daily time starts the run it skipped"
+for i in $(seq 60); do
+	[ "$("$TIERCTL" schedule show tank --json | jq .running)" = false ] && break
+	sleep 1
+done
+due=$((($(date +%s) / 60 + 3) * 60))
+tierctl_ok schedule set tank "daily $(date -d @$due +%H:%M)"
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+assert_eq "next run before the step" "$(iso $due)" "$("$TIERCTL" schedule show tank --json | jq -r .next_run)"
+runs_before=$("$TIERCTL" runs tank --json | jq length)
+date -s "@$((due + 60))" >/dev/null
+for i in $(seq 30); do
+	[ "$("$TIERCTL" runs tank --json | jq length)" -gt "$runs_before" ] && break
+	sleep 1
+done
+assert_eq "runs after the step" $((runs_before + 1)) "$("$TIERCTL" runs tank --json | jq length)"
+assert_eq "its trigger" schedule "$("$TIERCTL" runs tank --json | jq -r '.[0].trigger')"
+grep "the clock was stepped over the run due at" /tmp/tierd.log ||
+	fail "the catch-up is not logged"
+assert_eq "next run after the step" "$(iso $((due + 86400)))" \
+	"$("$TIERCTL" schedule show tank --json | jq -r .next_run)"
+tierctl_ok schedule set tank manual
 tierd_stop TERM
 echo "tiering: ok"
