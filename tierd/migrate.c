@@ -107,9 +107,10 @@ static void batch_end(struct migrate_batch *b, int r)
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
 	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu KiB written);"
 		 " %zu moved, copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
-		 " %.1f ms, resume %.1f ms", pool_name(b->p), b->nr, t->stall_ns / 1e6,
-		 t->commit_ns / 1e6, (unsigned long long)t->commit_bytes / 1024, moved,
-		 t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->resume_ns / 1e6);
+		 " %.1f ms, resume %.1f ms; in sync seen by %s", pool_name(b->p), b->nr,
+		 t->stall_ns / 1e6, t->commit_ns / 1e6, (unsigned long long)t->commit_bytes / 1024,
+		 moved, t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
+		 t->resume_ns / 1e6, t->in_sync_by_event ? "a device-mapper event" : "the status poll");
 	if (b->verify)
 		log_info("pool %s: verified the batch's copies in %.1f ms (while suspended): %zu"
 			 " differ, %zu unreadable%s", pool_name(b->p), b->verify_ns / 1e6,
@@ -423,10 +424,11 @@ static void batch_commit(struct migrate_batch *b)
 	batch_end(b, r);
 }
 
-static void batch_check(struct migrate_batch *b)
+static void batch_check(struct migrate_batch *b, bool by_event)
 {
 	if (batch_check_mirrors(b) == 0) {
 		b->timing.copy_ns = now_ns() - b->copy_from;
+		b->timing.in_sync_by_event = by_event;
 		fault_point("move-in-sync");
 		batch_commit(b);
 	}
@@ -436,7 +438,7 @@ static void batch_poll(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	(void)loop;
 	(void)revents;
-	batch_check(w->data);
+	batch_check(w->data, false);
 }
 
 static void batch_event(struct ev_loop *loop, ev_io *w, int revents)
@@ -452,7 +454,7 @@ static void batch_event(struct ev_loop *loop, ev_io *w, int revents)
 		b->poll.repeat = MIGRATE_POLL_SECONDS;
 		ev_timer_again(b->loop, &b->poll);
 	}
-	batch_check(b);
+	batch_check(b, true);
 }
 
 int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_item *items,

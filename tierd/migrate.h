@@ -9,6 +9,7 @@
 
 #include <ev.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pool;
@@ -51,6 +52,7 @@ struct migrate_timing {
 	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
 	uint64_t mirror_stall_ns; /* the swap into the mirrors, before the copy */
 	uint64_t copy_ns;         /* mirrors live until every copy was in sync or failed */
+	bool in_sync_by_event;    /* a device-mapper event, not the safety poll, saw that */
 };
 
 void migrate_batch_timing(const struct migrate_batch *b, struct migrate_timing *t);

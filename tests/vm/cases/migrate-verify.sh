@@ -67,7 +67,8 @@ fio_job() {
 # half once more from the device, after the move.
 seed=0
 move_under_fio() {
-	local tier=$1 runs=0 mover rc=0 start=$SECONDS
+	local tier=$1 runs=0 mover rc=0 start=$SECONDS by_event events_before
+	events_before=$(grep -c "in sync seen by a device-mapper event" /tmp/tierd.log || true)
 	"$TIERCTL" extent move tank $FIRST $COUNT --tier "$tier" >/tmp/move.out 2>&1 &
 	mover=$!
 	while kill -0 $mover 2>/dev/null; do
@@ -85,6 +86,11 @@ move_under_fio() {
 	echo "ok: fio run $seed's blocks read back intact after the move"
 	dmsetup table tank | grep -q mirror && fail "mirror targets left after the move"
 	grep "no device-mapper events" /tmp/tierd.log && fail "the batches polled instead of waiting for events"
+	# Events that silently never came would leave every batch to the 1 s safety poll.
+	by_event=$(grep -c "in sync seen by a device-mapper event" /tmp/tierd.log || true)
+	[ "$by_event" -gt "$events_before" ] ||
+		fail "no batch of the move saw its mirrors in sync through a device-mapper event"
+	echo "ok: $((by_event - events_before)) batches woke on a device-mapper event"
 	on_tier "$2"
 	rest_intact "after the move to the $tier tier"
 }
