@@ -276,7 +276,13 @@ int pincmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char **
 		size_t n = f.n - i < PINCMD_RANGES_PER_REQUEST ? f.n - i : PINCMD_RANGES_PER_REQUEST;
 		struct json_object *params = cli_params(args[0]);
 
-		cli_param_ranges(&params, "ranges", &f.ranges[i], n);
+		/* One range goes as offset and length, which tierd has always taken. */
+		if (n == 1) {
+			cli_param_uint(&params, "offset", f.ranges[i].start);
+			cli_param_uint(&params, "length", f.ranges[i].length);
+		} else {
+			cli_param_ranges(&params, "ranges", &f.ranges[i], n);
+		}
 		if (pin)
 			cli_param_string(&params, "tier", tier);
 		json_object_put(result);

@@ -35,9 +35,9 @@ struct tiering_pool {
 	ev_periodic timer;
 	/* What the timer is set to fire at, 0 if not armed. */
 	int64_t armed_at;
-	/* A run the clock may have stepped over, and the timer that starts it (see tiering_reschedule). */
-	int64_t owed;
-	ev_timer catch_up;
+	/* A scheduled time that has come, until a run starts for it (see tiering_reschedule). */
+	int64_t due;
+	ev_prepare catch_up;
 	int64_t last_start;
 	/* The run in progress. */
 	int running;
@@ -252,33 +252,37 @@ json_object *tierings_policies_json(struct tierings *ts)
 /* ---- per pool ---- */
 
 static void tiering_timer_cb(struct ev_loop *loop, ev_periodic *w, int revents);
-static void tiering_catch_up_cb(struct ev_loop *loop, ev_timer *w, int revents);
+static void tiering_catch_up_cb(struct ev_loop *loop, ev_prepare *w, int revents);
 
 /*
  * libev asks for the next time in two cases: the timer fired (its callback
  * follows in the same loop iteration), or the system clock was stepped, and
- * then a time stepped over never fires.  Both look the same from here, so
- * when the armed time has passed and the next one lies ahead, the run is
- * noted as owed and a one-second monotonic timer armed: the callback settles
- * the debt if the timer fired; otherwise the catch-up timer starts the run
- * that the step skipped (within SCHEDULE_CATCH_UP_MAX and the window).
+ * then a time stepped over never fires.  Both look the same from here: the
+ * armed time has come.  It is noted as due and counts as the last start, so
+ * that `every` and `auto` reckon from it (not from the previous run, which
+ * would make the timer fire again a second later).  If the next time lies
+ * ahead, a prepare watcher (the one loop change libev allows in here) looks
+ * at the start of the next iteration: the timer's callback has taken the
+ * due time by then if the timer fired; otherwise the clock stepped over it,
+ * and the run starts late (within SCHEDULE_CATCH_UP_MAX and the window).
  */
 static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 {
 	struct tiering_pool *tp = w->data;
-	int64_t next, t = (int64_t)floor(now);
+	int64_t next, t = (int64_t)floor(now), last;
 
+	if (tp->armed_at && tp->armed_at <= t)
+		tp->due = tp->armed_at;
+	else if (tp->due > t)
+		tp->due = 0; /* the clock went back before it: it comes again */
+	last = tp->due > tp->last_start ? tp->due : tp->last_start;
 	/* One second on, so a run that just started is not due again. */
-	if (schedule_next(&tp->sched, t + 1, tp->last_start, &next) < 0) {
+	if (schedule_next(&tp->sched, t + 1, last, &next) < 0) {
 		tp->armed_at = 0;
 		return now + 1e9;
 	}
-	if (tp->armed_at && next > t + 1 && schedule_catch_up(&tp->sched, tp->armed_at, t)) {
-		tp->owed = tp->armed_at;
-		ev_timer_stop(tp->ts->loop, &tp->catch_up);
-		ev_timer_set(&tp->catch_up, 1., 0.);
-		ev_timer_start(tp->ts->loop, &tp->catch_up);
-	}
+	if (tp->due && next > t + 1)
+		ev_prepare_start(tp->ts->loop, &tp->catch_up);
 	tp->armed_at = next;
 	return (ev_tstamp)next > now ? (ev_tstamp)next : now + 1;
 }
@@ -286,9 +290,9 @@ static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 static void tiering_apply_schedule(struct tiering_pool *tp)
 {
 	ev_periodic_stop(tp->ts->loop, &tp->timer);
-	ev_timer_stop(tp->ts->loop, &tp->catch_up);
+	ev_prepare_stop(tp->ts->loop, &tp->catch_up);
 	tp->armed_at = 0;
-	tp->owed = 0;
+	tp->due = 0;
 	if (tp->sched.kind != SCHEDULE_MANUAL)
 		ev_periodic_start(tp->ts->loop, &tp->timer);
 }
@@ -345,7 +349,7 @@ static struct tiering_pool *tiering_get(struct tierings *ts, struct pool *p)
 	}
 	ev_periodic_init(&tp->timer, tiering_timer_cb, 0., 0., tiering_reschedule);
 	tp->timer.data = tp;
-	ev_timer_init(&tp->catch_up, tiering_catch_up_cb, 1., 0.);
+	ev_prepare_init(&tp->catch_up, tiering_catch_up_cb);
 	tp->catch_up.data = tp;
 	tp->next = ts->list;
 	ts->list = tp;
@@ -363,7 +367,7 @@ static int tiering_get_or_fail(struct tierings *ts, struct pool *p, struct tieri
 static void tiering_free(struct tierings *ts, struct tiering_pool *tp)
 {
 	ev_periodic_stop(ts->loop, &tp->timer);
-	ev_timer_stop(ts->loop, &tp->catch_up);
+	ev_prepare_stop(ts->loop, &tp->catch_up);
 	free(tp->pins);
 	free(tp->moves);
 	free(tp);
@@ -983,52 +987,55 @@ void tiering_run_unwatch(struct tierings *ts, struct pool *p, void *ctx)
 	}
 }
 
-static void tiering_scheduled_run(struct tiering_pool *tp)
+/* A run for the scheduled time `due`, which counts as started whether or not a run can start. */
+static void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 {
 	const char *trigger = tp->sched.kind == SCHEDULE_AUTO ? "auto" : "schedule";
 	json_object *run = NULL;
 	char err[512];
-	int r;
+	int r = 0;
 
-	/* Due now whether or not a run starts: otherwise the next is due at once again. */
-	tp->last_start = time(NULL);
-	if (tp->cfg.paused || !pool_is_active(tp->p))
-		return;
-	r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
-	json_object_put(run);
+	if (!tp->cfg.paused && pool_is_active(tp->p)) {
+		r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
+		json_object_put(run);
+	}
 	if (r < 0 && r != -EALREADY)
 		log_warn("pool %s: scheduled tiering run not started: %s", pool_name(tp->p), err);
+	/* time() may read a second before the timer's own clock did. */
+	if (tp->last_start < due)
+		tp->last_start = due;
 }
 
 static void tiering_timer_cb(struct ev_loop *loop, ev_periodic *w, int revents)
 {
 	struct tiering_pool *tp = w->data;
+	int64_t due = tp->due ? tp->due : (int64_t)floor(ev_now(loop));
 
 	(void)revents;
-	/* It fired: nothing was stepped over. */
-	tp->owed = 0;
-	ev_timer_stop(loop, &tp->catch_up);
-	tiering_scheduled_run(tp);
+	/* It fired: the due time was not stepped over. */
+	tp->due = 0;
+	ev_prepare_stop(loop, &tp->catch_up);
+	tiering_scheduled_run(tp, due);
 }
 
-static void tiering_catch_up_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void tiering_catch_up_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct tiering_pool *tp = w->data;
-	char due[32];
+	int64_t due = tp->due;
+	char text[32];
 	struct tm tm;
-	time_t t;
+	time_t t = (time_t)due;
 
-	(void)loop;
 	(void)revents;
-	if (!tp->owed)
+	ev_prepare_stop(loop, w);
+	tp->due = 0;
+	if (!due || !schedule_catch_up(&tp->sched, due, (int64_t)floor(ev_now(loop))))
 		return;
-	t = (time_t)tp->owed;
-	tp->owed = 0;
-	if (!localtime_r(&t, &tm) || !strftime(due, sizeof(due), "%Y-%m-%d %H:%M", &tm))
-		snprintf(due, sizeof(due), "%lld", (long long)t);
+	if (!localtime_r(&t, &tm) || !strftime(text, sizeof(text), "%Y-%m-%d %H:%M", &tm))
+		snprintf(text, sizeof(text), "%lld", (long long)due);
 	log_info("pool %s: the clock was stepped over the run due at %s; starting it now",
-		 pool_name(tp->p), due);
-	tiering_scheduled_run(tp);
+		 pool_name(tp->p), text);
+	tiering_scheduled_run(tp, due);
 }
 
 json_object *tiering_runs_json(struct tierings *ts, struct pool *p, unsigned limit)

@@ -144,6 +144,10 @@ for i in $(seq 150); do
 	sleep 1
 done
 [ "$n" -gt 0 ] || fail "no scheduled run within 150 s of $(date -u +%T) (next_run was $next)"
+# One run per minute: the timer must not fire again a second later.
+sleep 5
+assert_eq "scheduled runs a few seconds on" 1 \
+	"$("$TIERCTL" runs tank --json | jq '[.[] | select(.trigger == "schedule")] | length')"
 "$TIERCTL" runs tank
 tierctl_ok schedule set tank manual
 check "after the scheduled run"
