@@ -952,7 +952,10 @@ bool schedule_in_window(const struct schedule *s, int64_t t)
 
 bool schedule_catch_up(const struct schedule *s, int64_t due, int64_t now)
 {
-	return due <= now && now - due <= SCHEDULE_CATCH_UP_MAX && schedule_in_window(s, now);
+	bool interval = s->kind == SCHEDULE_EVERY || s->kind == SCHEDULE_AUTO;
+
+	return due <= now && (interval || now - due <= SCHEDULE_CATCH_UP_MAX) &&
+	       schedule_in_window(s, now);
 }
 
 /*

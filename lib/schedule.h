@@ -106,15 +106,17 @@ bool schedule_equal(const struct schedule *a, const struct schedule *b);
 int schedule_next(const struct schedule *s, int64_t after, int64_t last_start, int64_t *next);
 
 /*
- * How late a run may start when the system clock was stepped forward over
- * its time: like cron, a step of up to three hours (a late NTP correction,
- * a clock set by hand) starts the run it skipped; a longer one does not.
+ * How late a daily or cron run may start when the system clock was stepped
+ * forward over its time: like cron, a step of up to three hours (a late NTP
+ * correction, a clock set by hand) starts the run it skipped; a longer one
+ * does not.
  */
 #define SCHEDULE_CATCH_UP_MAX (3 * 3600)
 
 /*
  * Whether a run due at `due` that the clock stepped over must start at `now`:
- * due <= now <= due + SCHEDULE_CATCH_UP_MAX, and now inside the window.
+ * due <= now, now inside the window, and for daily and cron at most
+ * SCHEDULE_CATCH_UP_MAX late (an overdue every or auto run starts however late).
  */
 bool schedule_catch_up(const struct schedule *s, int64_t due, int64_t now);
 

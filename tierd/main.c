@@ -249,7 +249,13 @@ static int lock_state_dir(const char *dir, int *fd_out)
 
 static int run_daemon(const struct options *o)
 {
-	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
+	/*
+	 * No timerfd: libev's timerfd path sees a clock step without resetting
+	 * its idea of the monotonic offset, and a schedule stepped back could
+	 * fire at once.  Steps are then found by comparing the clocks at each
+	 * wakeup instead, at least once a minute.
+	 */
+	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOTIMERFD);
 	struct methods_ctx ctx = { .loop = loop };
 	struct daemon d = { .o = o };
 	int lock_fd = -1;

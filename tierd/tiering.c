@@ -276,6 +276,13 @@ static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 	else if (tp->due > t)
 		tp->due = 0; /* the clock went back before it: it comes again */
 	last = tp->due > tp->last_start ? tp->due : tp->last_start;
+	/*
+	 * An interval counts from the run about to start: from the due time it
+	 * would come out overdue again when the loop is late by an interval.
+	 */
+	if (tp->due && (tp->sched.kind == SCHEDULE_EVERY || tp->sched.kind == SCHEDULE_AUTO) &&
+	    last < t)
+		last = t;
 	/* One second on, so a run that just started is not due again. */
 	if (schedule_next(&tp->sched, t + 1, last, &next) < 0) {
 		tp->armed_at = 0;
@@ -285,6 +292,18 @@ static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 		ev_prepare_start(tp->ts->loop, &tp->catch_up);
 	tp->armed_at = next;
 	return (ev_tstamp)next > now ? (ev_tstamp)next : now + 1;
+}
+
+/* What the timer will fire at, which a catch-up may have moved from what schedule_next says. */
+static int tiering_next_run(const struct tiering_pool *tp, int64_t now, int64_t *next)
+{
+	if (tp->cfg.paused)
+		return -ENOENT;
+	if (tp->armed_at) {
+		*next = tp->armed_at;
+		return 0;
+	}
+	return schedule_next(&tp->sched, now, tp->last_start, next);
 }
 
 static void tiering_apply_schedule(struct tiering_pool *tp)
@@ -536,9 +555,7 @@ json_object *tiering_schedule_json(struct tierings *ts, struct pool *p)
 	json_object_object_add(o, "paused", json_object_new_boolean(tp->cfg.paused));
 	json_object_object_add(o, "running", json_object_new_boolean(tp->running));
 	json_object_object_add(o, "next_run",
-			       !tp->cfg.paused && schedule_next(&tp->sched, time(NULL),
-								tp->last_start, &next) == 0 ?
-				       time_json(next) : NULL);
+			       tiering_next_run(tp, time(NULL), &next) == 0 ? time_json(next) : NULL);
 	return o;
 }
 
@@ -1022,6 +1039,7 @@ static void tiering_catch_up_cb(struct ev_loop *loop, ev_prepare *w, int revents
 {
 	struct tiering_pool *tp = w->data;
 	int64_t due = tp->due;
+	const char *what = "starting it now";
 	char text[32];
 	struct tm tm;
 	time_t t = (time_t)due;
@@ -1033,8 +1051,12 @@ static void tiering_catch_up_cb(struct ev_loop *loop, ev_prepare *w, int revents
 		return;
 	if (!localtime_r(&t, &tm) || !strftime(text, sizeof(text), "%Y-%m-%d %H:%M", &tm))
 		snprintf(text, sizeof(text), "%lld", (long long)due);
-	log_info("pool %s: the clock was stepped over the run due at %s; starting it now",
-		 pool_name(tp->p), text);
+	if (tp->cfg.paused)
+		what = "runs are paused";
+	else if (!pool_is_active(tp->p))
+		what = "the pool is inactive";
+	log_info("pool %s: the clock was stepped over the run due at %s; %s", pool_name(tp->p), text,
+		 what);
 	tiering_scheduled_run(tp, due);
 }
 
@@ -1175,8 +1197,7 @@ int tiering_stats_json(struct tierings *ts, struct pool *p, uint32_t window_s, u
 	sched = json_object_new_object();
 	json_object_object_add(sched, "spec", json_object_new_string(tp->cfg.spec));
 	json_object_object_add(sched, "next_run",
-			       !tp->cfg.paused && schedule_next(&tp->sched, now, tp->last_start,
-								&next) == 0 ? time_json(next) : NULL);
+			       tiering_next_run(tp, now, &next) == 0 ? time_json(next) : NULL);
 	json_object_object_add(o, "schedule", sched);
 	if (hist) {
 		json_object *a = json_object_new_array();

@@ -1031,6 +1031,13 @@ static void test_catch_up(void)
 	s = parse("daily 01:00", "01:00-02:00");
 	CHECK(schedule_catch_up(&s, due, due + HOUR - 1));
 	CHECK(!schedule_catch_up(&s, due, due + HOUR));
+	/* An interval has no limit: overdue is overdue. */
+	s = parse("every 6h", NULL);
+	CHECK(schedule_catch_up(&s, due, due + 4 * HOUR));
+	CHECK(!schedule_catch_up(&s, due, due - 1));
+	s = parse("auto", "00:00-02:00");
+	CHECK(schedule_catch_up(&s, due, due + HOUR - 1));
+	CHECK(!schedule_catch_up(&s, due, due + HOUR));
 }
 
 static void test_equal(void)
