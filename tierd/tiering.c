@@ -264,7 +264,7 @@ static void tiering_catch_up_cb(struct ev_loop *loop, ev_prepare *w, int revents
  * ahead, a prepare watcher (the one loop change libev allows in here) looks
  * at the start of the next iteration: the timer's callback has taken the
  * due time by then if the timer fired; otherwise the clock stepped over it,
- * and the run starts late (within SCHEDULE_CATCH_UP_MAX and the window).
+ * and the run starts late (as schedule_catch_up() allows).
  */
 static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 {
