@@ -81,6 +81,20 @@ assert_eq() {
 	echo "ok: $1 = $3"
 }
 
+# wait_until SECONDS WHAT COMMAND...: run COMMAND every second until it
+# succeeds, or fail naming WHAT. For what follows tierd's sample and flush
+# timers: a fixed sleep is slow when the guest is quick and too short when
+# the host is loaded; the assertion that follows then checks exact values.
+wait_until() {
+	local seconds=$1 what=$2 i
+	shift 2
+	for ((i = 0; i < seconds; i++)); do
+		"$@" && return 0
+		sleep 1
+	done
+	fail "$what: not within $seconds s"
+}
+
 # ---- tierd in the guest --------------------------------------------------
 
 TIERD_STATE=${TIERD_STATE:-/tmp/tierd-state}

@@ -271,8 +271,13 @@ def garbage():
     ok("connections past 64 are refused with EAGAIN")
     for s in held:
         s.close()
-    time.sleep(1)
-    r = call("pool.list")
+    # A slot frees when tierd reads the close, which a loaded host can delay
+    # past the next accept: only a lasting refusal is wrong.
+    for attempt in range(50):
+        time.sleep(0.1)
+        r = call("pool.list")
+        if r["ok"] or r.get("error", {}).get("errno") != "EAGAIN":
+            break
     if not r["ok"]:
         fail(f"pool.list after the connection storm: {r}")
     ok("a new connection is served once the others closed")

@@ -29,7 +29,9 @@ random_reads 3 150
 random_reads 17 150
 random_reads 30 150
 dd if=$vol of=/dev/null bs=1M iflag=direct status=none
-sleep 3
+# Until the scan is sampled, the top 3 would be right without it.
+scanned() { [ "$("$TIERCTL" heat tank --top 46 --json | jq '[.[] | select(.reads > 0)] | length')" = 46 ]; }
+wait_until 30 "the scan in the heat of every extent" scanned
 "$TIERCTL" heat tank --top 5
 top3() { "$TIERCTL" heat tank --top 3 --json | jq -r '.[].extent' | sort -n | xargs; }
 assert_eq "hottest extents" "3 17 30" "$(top3)"
@@ -45,20 +47,41 @@ assert_eq "hottest extents after a restart" "3 17 30" "$(top3)"
 after=$("$TIERCTL" heat tank --top 3 --json | jq '.[] | select(.extent == 17) | .heat')
 awk -v a="$after" -v b="$heat17" 'BEGIN { exit !(a > 0.99 * b && a <= b) }' ||
 	fail "extent 17's heat went from $heat17 to $after across a restart"
-sleep 3
+# The stop saved everything: only heat gained since, which only the periodic
+# flush can have saved, tells a kill -9 apart from it.
+reads_of() { "$TIERCTL" heat tank --top 46 --json | jq ".[] | select(.extent == $1) | .reads"; }
+reads8=$(reads_of 8) # the scan's
+random_reads 8 300
+after_reads=$(date +%s%N)
+flushed() {
+	[ "$(sqlite3 "$TIERD_STATE/tierd.db" "SELECT max(sampled_ns) FROM heat_sampled")" -gt "$after_reads" ]
+}
+wait_until 30 "a flush of heat sampled after the reads" flushed
 tierd_stop KILL
 tierd_start --sample-interval 1 --flush-interval 2
-assert_eq "hottest extents after kill -9" "3 17 30" "$(top3)"
+assert_eq "hottest extent after kill -9" 8 "$("$TIERCTL" heat tank --top 1 --json | jq '.[0].extent')"
+assert_eq "reads of extent 8 after kill -9" $((reads8 + 300)) "$(reads_of 8)"
+assert_eq "the others after kill -9" "3 17 30" \
+	"$("$TIERCTL" heat tank --top 4 --json | jq -r '.[1:][].extent' | sort -n | xargs)"
 
 step "I/O per tier: 200 reads on SSD extent 40, 100 on HDD extent 5"
-sleep 3
 io() {
 	sqlite3 "$TIERD_STATE/tierd.db" "SELECT coalesce(sum(reads), 0) FROM tier_io WHERE tier = '$1'"
 }
+# The reads of the kill -9 step reach the state at the next flush: before
+# taking the starting point, wait until the HDD's count has stopped moving.
+settled() {
+	local before
+	before=$(io hdd)
+	sleep 3
+	[ "$(io hdd)" = "$before" ]
+}
+wait_until 30 "the I/O counts settled" settled
 ssd0=$(io ssd) hdd0=$(io hdd)
 random_reads 40 200
 random_reads 5 100
-sleep 4
+counted() { [ $(($(io ssd) - ssd0)) -ge 200 ] && [ $(($(io hdd) - hdd0)) -ge 100 ]; }
+wait_until 30 "the reads in the saved I/O counts" counted
 assert_eq "reads served by the SSD tier" 200 $(($(io ssd) - ssd0))
 assert_eq "reads served by the HDD tier" 100 $(($(io hdd) - hdd0))
 
@@ -73,7 +96,8 @@ fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offse
 	--size=$M --number_ios=50 --randrepeat=0 --output=/dev/null
 fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offset=$((12 * M)) \
 	--size=$M --number_ios=40 --randrepeat=0 --output=/dev/null
-sleep 4
+big_counted() { [ "$("$TIERCTL" heat big --top 2 --json | jq '[.[].reads] | add')" = 90 ]; }
+wait_until 30 "the reads of both extents in the big pool's heat" big_counted
 assert_eq "hottest extents of the big pool" "69001 12" \
 	"$("$TIERCTL" heat big --top 2 --json | jq -r '.[].extent' | xargs)"
 assert_eq "reads counted on extent 69001" 50 \

@@ -53,7 +53,12 @@ fio --name=scan --filename=$vol --direct=1 --ioengine=libaio --iodepth=16 --rw=r
 	--size="$size" --output=/dev/null
 fio --name=scan4k --filename=$vol --direct=1 --ioengine=libaio --iodepth=16 --rw=read --bs=4k \
 	--size=$((8 * E)) --output=/dev/null
-sleep 3
+# Before the scan is sampled, no plan would promote anything either.
+nr_extents=$((size / E))
+scanned() {
+	[ "$("$TIERCTL" heat tank --top $nr_extents --json | jq '[.[] | select(.reads > 0)] | length')" = $nr_extents ]
+}
+wait_until 30 "the scan in the heat of every extent" scanned
 "$TIERCTL" heat tank --top 3
 assert_eq "promotions planned after a scan" 0 \
 	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.promote_extents)"
@@ -64,7 +69,10 @@ for le in $hot; do
 	assert_eq "extent $le before" "$hdd_mm" "$(extent_dev $le)"
 	random_reads "$le" 200
 done
-sleep 3
+hot_sampled() {
+	[ "$("$TIERCTL" heat tank --top 4 --json | jq -r '.[].extent' | sort -n | xargs)" = "$hot" ]
+}
+wait_until 30 "the hot set on top of the heat" hot_sampled
 table=$(dmsetup table tank)
 tierctl_ok tier now tank --dry-run
 plan=$("$TIERCTL" tier now tank --dry-run --json)
@@ -153,10 +161,8 @@ tierctl_ok schedule set tank manual
 check "after the scheduled run"
 
 step "a clock stepped forward over a daily time starts the run it skipped"
-for i in $(seq 60); do
-	[ "$("$TIERCTL" schedule show tank --json | jq .running)" = false ] && break
-	sleep 1
-done
+idle() { [ "$("$TIERCTL" schedule show tank --json | jq .running)" = false ]; }
+wait_until 60 "the scheduled run finished" idle
 due=$((($(date +%s) / 60 + 3) * 60))
 tierctl_ok schedule set tank "daily $(date -d @$due +%H:%M)"
 iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
