@@ -133,6 +133,16 @@ tierd_stop() {
 	TIERD_PID=
 }
 
+# tierd_dead: wait for a tierd started with TIERD_FAULT to die at its step.
+tierd_dead() {
+	local i
+	for i in $(seq 100); do
+		kill -0 "$TIERD_PID" 2>/dev/null || { wait "$TIERD_PID" 2>/dev/null || true; return 0; }
+		sleep 0.1
+	done
+	fail "tierd did not die at its fault point"
+}
+
 # tierctl_ok ARGS...: run tierctl, fail the test if it fails.
 tierctl_ok() {
 	"$TIERCTL" "$@" || fail "tierctl $* failed"

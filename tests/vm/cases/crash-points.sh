@@ -16,14 +16,6 @@ vol=/dev/mapper/tank
 vm_random_file /tmp/data $((29 * E))
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 # The fault point killed tierd: wait for it, but not forever.
-tierd_dead() {
-	local i
-	for i in $(seq 100); do
-		kill -0 "$TIERD_PID" 2>/dev/null || { wait "$TIERD_PID" 2>/dev/null || true; return 0; }
-		sleep 0.1
-	done
-	fail "tierd did not die at its fault point"
-}
 check() {
 	vm_drop_caches
 	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol $((29 * E)))"

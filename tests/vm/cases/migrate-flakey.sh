@@ -112,12 +112,21 @@ move_counted() {
 	esac
 }
 
-step "every write to the SSD's data area fails, under writes: nothing moves"
-ssd_table 0 5 1 error_writes
+step "every write to the SSD's data area fails, after half a second, under writes: nothing moves"
+# Failing at once, the mirrors would last a tenth of a second, too short to
+# meet the writer under a loaded host: the data area fails each write after
+# 500 ms (dm-delay over dm-flakey), as a dying disk does after its retries.
+printf '0 %s flakey %s 4096 0 5 1 error_writes\n' $((sectors - 4096)) "$mm" | dmsetup create ssdfail
+fail_mm=$(majmin /dev/mapper/ssdfail)
+printf '0 4096 linear %s 0\n4096 %s delay %s 0 0 %s 0 500\n' \
+	"$mm" $((sectors - 4096)) "$fail_mm" "$fail_mm" | dmsetup reload ssdwrap
+dmsetup suspend ssdwrap
+dmsetup resume ssdwrap
+dmsetup table ssdwrap
 # Every write to a moving extent reaches the failing SSD through its mirror:
 # the mirror holds it, and it lands on the HDD once the move is undone. No
-# extent is ever on the SSD here, so no write may fail. A mirror lives about
-# a tenth of a second here: move again until a write was issued to one.
+# extent is ever on the SSD here, so no write may fail. The writer notes the
+# writes it issued while the table had mirrors: move again until one was.
 for attempt in $(seq 8); do
 	start_writer $((FIRST + 5))
 	failed=$(move_counted)
@@ -138,6 +147,7 @@ check "after a write with the SSD failing"
 
 step "the SSD fails one second in two, under writes: each extent moves or stays"
 ssd_table 1 1 1 error_writes
+dmsetup remove ssdfail
 start_writer $((FIRST + 5))
 failed=$(move_counted)
 touch /tmp/writer.stop
