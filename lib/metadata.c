@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "metadata.h"
 
 #include <errno.h>
@@ -296,6 +297,11 @@ int metadata_sb_encode(const struct metadata_sb *sb, void *block)
 	metadata_sb_fields(&c, &copy);
 	metadata_seal(block, METADATA_BLOCK, METADATA_SB_MAGIC);
 	return 0;
+}
+
+const char *metadata_tier_name(enum metadata_tier tier)
+{
+	return tier == METADATA_TIER_SSD ? "ssd" : "hdd";
 }
 
 int metadata_sb_decode(struct metadata_sb *sb, const void *block)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef TIERD_METADATA_H
 #define TIERD_METADATA_H
 
@@ -67,6 +68,9 @@ enum metadata_tier {
 	METADATA_TIER_HDD = 0,
 	METADATA_TIER_SSD = 1,
 };
+
+/* "hdd" or "ssd": the tier's name in the protocol, the state and the metrics. */
+const char *metadata_tier_name(enum metadata_tier tier);
 
 struct metadata_sb {
 	uint32_t version; /* set by decode and layout; encode writes METADATA_VERSION */

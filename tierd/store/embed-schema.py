@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Embed schema/NNN-*.sql into C so tierd applies them without install paths."""
 import os
 import re

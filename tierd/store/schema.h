@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* schema: the SQLite migrations of schema/, embedded at build time. */
 #ifndef TIERD_SCHEMA_H
 #define TIERD_SCHEMA_H

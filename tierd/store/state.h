@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state: tierd's SQLite database (pools, devices, extent maps). */
 #ifndef TIERD_STATE_H
 #define TIERD_STATE_H

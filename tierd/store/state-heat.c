@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* state-heat: the stored heat of each extent and the per-tier I/O history. */
+#include "state.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state-internal.h"
+
+#define STATE_HEAT_RECORD 24
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+int state_heat_load(struct state *st, int64_t id, struct heat_table *t)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r, rc;
+
+	r = state_prepare(st, "SELECT sampled_ns FROM heat_sampled WHERE pool_id = ?1", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		t->last_sample_ns = (uint64_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	r = state_prepare(st, "SELECT first_le, nr, data FROM heat WHERE pool_id = ?1", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		sqlite3_int64 first = sqlite3_column_int64(stmt, 0);
+		sqlite3_int64 nr = sqlite3_column_int64(stmt, 1);
+		const uint8_t *data = sqlite3_column_blob(stmt, 2);
+
+		if (first < 0 || nr < 0 || !data ||
+		    sqlite3_column_bytes(stmt, 2) != nr * STATE_HEAT_RECORD)
+			continue;
+		for (sqlite3_int64 i = 0; i < nr && first + i < t->nr; i++) {
+			const uint8_t *rec = data + i * STATE_HEAT_RECORD;
+			struct heat_extent *e = &t->e[first + i];
+			uint32_t bits = (uint32_t)get_le64(rec);
+			float heat;
+
+			memcpy(&heat, &bits, sizeof(heat));
+			e->heat = heat;
+			e->moved_at = (uint32_t)(get_le64(rec) >> 32);
+			e->reads = get_le64(rec + 8);
+			e->writes = get_le64(rec + 16);
+		}
+	}
+	if (rc != SQLITE_DONE)
+		r = state_fail(st, rc);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, uint32_t from,
+		    uint32_t to)
+{
+	sqlite3_stmt *stmt = NULL;
+	uint8_t *data;
+	int r;
+
+	if (from % STATE_HEAT_CHUNK || to < from)
+		return -EINVAL;
+	if (to > t->nr)
+		to = t->nr;
+	data = malloc((size_t)STATE_HEAT_CHUNK * STATE_HEAT_RECORD);
+	if (!data)
+		return -ENOMEM;
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		goto out;
+	r = state_prepare(st, "INSERT OR REPLACE INTO heat_sampled (pool_id, sampled_ns) VALUES (?1, ?2)",
+			  &stmt);
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_int64(stmt, 2, (sqlite3_int64)t->last_sample_ns);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	if (r == 0)
+		r = state_prepare(st,
+				  "INSERT OR REPLACE INTO heat (pool_id, first_le, nr, data)"
+				  " VALUES (?1, ?2, ?3, ?4)", &stmt);
+	/* Rows always start at multiples of the chunk, so a row replaces its own past. */
+	for (uint32_t first = from; r == 0 && first < to; first += STATE_HEAT_CHUNK) {
+		uint32_t nr = to - first < STATE_HEAT_CHUNK ? to - first : STATE_HEAT_CHUNK;
+
+		for (uint32_t i = 0; i < nr; i++) {
+			const struct heat_extent *e = &t->e[first + i];
+			uint8_t *rec = data + (size_t)i * STATE_HEAT_RECORD;
+			uint32_t bits;
+
+			memcpy(&bits, &e->heat, sizeof(bits));
+			put_le32(rec, bits);
+			put_le32(rec + 4, e->moved_at);
+			put_le64(rec + 8, e->reads);
+			put_le64(rec + 16, e->writes);
+		}
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_int64(stmt, 2, first);
+		sqlite3_bind_int64(stmt, 3, nr);
+		sqlite3_bind_blob(stmt, 4, data, (int)(nr * STATE_HEAT_RECORD), SQLITE_STATIC);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	r = state_commit_or_rollback(st, r);
+out:
+	free(data);
+	return r;
+}
+
+int state_tier_io_add(struct state *st, int64_t id, int64_t minute, const char *tier,
+		      const struct state_tier_io *io)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r;
+
+	r = state_prepare(st,
+			  "INSERT INTO tier_io (pool_id, minute, tier, reads, writes, read_bytes,"
+			  " write_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+			  " ON CONFLICT (pool_id, minute, tier) DO UPDATE SET"
+			  " reads = reads + excluded.reads, writes = writes + excluded.writes,"
+			  " read_bytes = read_bytes + excluded.read_bytes,"
+			  " write_bytes = write_bytes + excluded.write_bytes", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_int64(stmt, 2, minute);
+	sqlite3_bind_text(stmt, 3, tier, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 4, (sqlite3_int64)io->reads);
+	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)io->writes);
+	sqlite3_bind_int64(stmt, 6, (sqlite3_int64)io->read_bytes);
+	sqlite3_bind_int64(stmt, 7, (sqlite3_int64)io->write_bytes);
+	r = state_step_done(st, stmt);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int state_tier_io_total(struct state *st, int64_t id, const char *tier, struct state_tier_io *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r, rc;
+
+	r = state_prepare(st,
+			  "SELECT coalesce(sum(reads), 0), coalesce(sum(writes), 0),"
+			  " coalesce(sum(read_bytes), 0), coalesce(sum(write_bytes), 0) FROM"
+			  " (SELECT reads, writes, read_bytes, write_bytes FROM tier_io"
+			  "  WHERE pool_id = ?1 AND tier = ?2 UNION ALL"
+			  "  SELECT reads, writes, read_bytes, write_bytes FROM tier_io_hourly"
+			  "  WHERE pool_id = ?1 AND tier = ?2)", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, tier, -1, SQLITE_STATIC);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		out->reads = (uint64_t)sqlite3_column_int64(stmt, 0);
+		out->writes = (uint64_t)sqlite3_column_int64(stmt, 1);
+		out->read_bytes = (uint64_t)sqlite3_column_int64(stmt, 2);
+		out->write_bytes = (uint64_t)sqlite3_column_int64(stmt, 3);
+	} else {
+		r = state_fail(st, rc);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int state_tier_io_compact(struct state *st, int64_t before_minute)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r;
+
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	r = state_prepare(st,
+			  "INSERT INTO tier_io_hourly (pool_id, hour, tier, reads, writes, read_bytes,"
+			  " write_bytes) SELECT pool_id, minute / 60, tier, sum(reads), sum(writes),"
+			  " sum(read_bytes), sum(write_bytes) FROM tier_io WHERE minute < ?1"
+			  " GROUP BY pool_id, minute / 60, tier"
+			  " ON CONFLICT (pool_id, hour, tier) DO UPDATE SET"
+			  " reads = reads + excluded.reads, writes = writes + excluded.writes,"
+			  " read_bytes = read_bytes + excluded.read_bytes,"
+			  " write_bytes = write_bytes + excluded.write_bytes", &stmt);
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, before_minute);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	if (r == 0)
+		r = state_exec_id(st, "DELETE FROM tier_io WHERE minute < ?1", before_minute);
+	return state_commit_or_rollback(st, r);
+}

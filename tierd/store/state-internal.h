@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* state-internal: what the store's .c files share; no caller outside tierd/store/ includes it. */
+#ifndef TIERD_STATE_INTERNAL_H
+#define TIERD_STATE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "state.h"
+
+struct state {
+	sqlite3 *db;
+	char error[256];
+};
+
+/* Defined in state.c; on failure they set st->error and return a negative errno. */
+int state_fail(struct state *st, int rc);
+int state_exec(struct state *st, const char *sql);
+int state_prepare(struct state *st, const char *sql, sqlite3_stmt **stmt);
+int state_step_done(struct state *st, sqlite3_stmt *stmt);
+int state_exec_id(struct state *st, const char *sql, int64_t id);
+int state_commit_or_rollback(struct state *st, int r);
+
+#endif
