@@ -1,4 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "metrics.h"
+#include "array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct metrics_buf {
 	char *text;

@@ -1,4 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "policy.h"
+#include "array.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -47,7 +49,6 @@ static const char *const policy_demote_names[] = {
 	[POLICY_DEMOTE_ALL] = "all",
 };
 
-#define POLICY_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 void policy_default(struct policy *p)
 {
@@ -97,8 +98,8 @@ int policy_valid(const struct policy *p)
 {
 	if (!p || !policy_name_valid(p->name) ||
 	    !memchr(p->description, '\0', sizeof(p->description)) ||
-	    (unsigned)p->promote >= POLICY_ARRAY_SIZE(policy_promote_names) ||
-	    (unsigned)p->demote >= POLICY_ARRAY_SIZE(policy_demote_names) ||
+	    (unsigned)p->promote >= ARRAY_SIZE(policy_promote_names) ||
+	    (unsigned)p->demote >= ARRAY_SIZE(policy_demote_names) ||
 	    !policy_combination_valid(p->promote, p->demote) ||
 	    !policy_in(p->ssd_headroom, 0, POLICY_HEADROOM_MAX) ||
 	    !policy_in(p->hysteresis, POLICY_HYSTERESIS_MIN, POLICY_HYSTERESIS_MAX) ||
@@ -110,14 +111,14 @@ int policy_valid(const struct policy *p)
 
 const char *policy_promote_name(enum policy_promote v)
 {
-	if ((unsigned)v >= POLICY_ARRAY_SIZE(policy_promote_names))
+	if ((unsigned)v >= ARRAY_SIZE(policy_promote_names))
 		return "?";
 	return policy_promote_names[v];
 }
 
 const char *policy_demote_name(enum policy_demote v)
 {
-	if ((unsigned)v >= POLICY_ARRAY_SIZE(policy_demote_names))
+	if ((unsigned)v >= ARRAY_SIZE(policy_demote_names))
 		return "?";
 	return policy_demote_names[v];
 }
@@ -307,14 +308,14 @@ static int policy_value(struct policy_parser *ps, enum policy_key key, struct po
 		p->description[policy_slice_len(v)] = '\0';
 		return 0;
 	case POLICY_KEY_PROMOTE:
-		for (i = 0; i < POLICY_ARRAY_SIZE(policy_promote_names); i++)
+		for (i = 0; i < ARRAY_SIZE(policy_promote_names); i++)
 			if (policy_slice_is(v, policy_promote_names[i])) {
 				p->promote = (enum policy_promote)i;
 				return 0;
 			}
 		return policy_error(ps, "promote must be heat, all or none");
 	case POLICY_KEY_DEMOTE:
-		for (i = 0; i < POLICY_ARRAY_SIZE(policy_demote_names); i++)
+		for (i = 0; i < ARRAY_SIZE(policy_demote_names); i++)
 			if (policy_slice_is(v, policy_demote_names[i])) {
 				p->demote = (enum policy_demote)i;
 				return 0;

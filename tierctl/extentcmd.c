@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "extentcmd.h"
 #include "poolview.h"
 #include "progress.h"
+#include "array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXTENTCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int extentcmd_number(const char *who, const char *what, const char *text, uint64_t *out)
 {
@@ -35,7 +36,7 @@ static int extentcmd_move(struct cli *cli, const struct cli_command *cmd, int ar
 	char **args, *after = NULL;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, EXTENTCMD_ARRAY_SIZE(options), 2, 3, &args,
+	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 2, 3, &args,
 		      &n_args);
 	if (r != CLI_PROCEED)
 		return r;

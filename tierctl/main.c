@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tierctl: the control tool of tierd. */
 #include "cli.h"
 #include "client.h"
@@ -12,6 +13,7 @@
 #include "runscmd.h"
 #include "schedulecmd.h"
 #include "statscmd.h"
+#include "array.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAIN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct cli_group *const main_groups[] = { &poolcmd_group, &tiercmd_group,
 							      &extentcmd_group, &policycmd_group,
@@ -57,7 +58,7 @@ static int main_version(struct cli *cli, const struct cli_command *cmd, int argc
 		fprintf(stderr, "tierctl: tierd's version is unknown: %s\n",
 			error.message ? error.message : strerror(-r));
 
-	r = table_new(columns, MAIN_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		goto out;
 	table_add_string(t, "tierctl");
@@ -117,7 +118,7 @@ static void main_help(FILE *out)
 		"SSD tier while the volume is in use.\n"
 		"\n"
 		"Commands:\n");
-	for (size_t i = 0; i < MAIN_ARRAY_SIZE(main_groups); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(main_groups); i++)
 		main_list_commands(main_groups[i]->commands, out);
 	main_list_commands(main_commands, out);
 	fprintf(out,
@@ -157,7 +158,7 @@ static int main_run(struct cli *cli, int argc, char **argv)
 {
 	if (!argc)
 		return cli_usage(NULL, "no command given");
-	for (size_t i = 0; i < MAIN_ARRAY_SIZE(main_groups); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(main_groups); i++)
 		if (!strcmp(argv[0], main_groups[i]->name))
 			return main_run_group(cli, main_groups[i], argc, argv);
 	for (const struct cli_command *cmd = main_commands; cmd->name; cmd++)

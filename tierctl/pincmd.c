@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "pincmd.h"
 #include "ranges.h"
 #include "size.h"
 #include "tierview.h"
+#include "array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +21,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#define PINCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Extents asked for per FIEMAP call; a fragmented file takes several calls. */
 #define PINCMD_FIEMAP_BATCH 256

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 #include "member.h"
 #include "policycmd.h"
 #include "table.h"
 #include "tierview.h"
 #include "timefmt.h"
+#include "array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POLICYCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A number member, scaled, with decimals and a suffix: "10%", "1.5x"; "-" if not a number. */
 static const char *policycmd_number(struct json_object *obj, const char *key, double scale,
@@ -42,7 +43,7 @@ static int policycmd_print_list(FILE *out, struct json_object *policies)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, POLICYCMD_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "poolcmd.h"
 #include "poolview.h"
 #include "size.h"
+#include "array.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -9,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOLCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The range docs/protocol.md allows; checked here too so a typo fails before any I/O. */
 #define POOLCMD_EXTENT_MIN ((uint64_t)1 << 20)
@@ -39,7 +40,7 @@ static int poolcmd_create(struct cli *cli, const struct cli_command *cmd, int ar
 	char **args;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, POOLCMD_ARRAY_SIZE(options), 1, 1, &args,
+	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 1, 1, &args,
 		      &n_args);
 	if (r != CLI_PROCEED)
 		return r;

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "poolview.h"
 #include "size.h"
 #include "table.h"
 #include "tierview.h"
+#include "array.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOLVIEW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Text for people shows "-" for what tierd left out, as the tables do. */
 static const char *poolview_string(struct json_object *obj, const char *key)
@@ -79,7 +80,7 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -170,7 +171,7 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 	if (!state || !size_text || !heat_text || !tiering)
 		goto out;
 
-	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		goto out;
 	table_add_members(t, pool, 2);
@@ -210,7 +211,7 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 	r = poolview_print_fields(out, pool);
 	if (r < 0)
 		return r;
-	r = table_new(columns, POOLVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_tiers; i++) {
@@ -222,7 +223,7 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 		for (size_t d = 0; d < n_devices; d++) {
 			table_add_json(t, member_get(tier, "name"));
 			table_add_members(t, json_object_array_get_idx(devices, d),
-					  POOLVIEW_ARRAY_SIZE(columns) - 1);
+					  ARRAY_SIZE(columns) - 1);
 		}
 	}
 	fputc('\n', out);

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "schedulecmd.h"
 #include "size.h"
 #include "tierview.h"
+#include "array.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -9,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCHEDULECMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* "HH:MM", 00:00 to 23:59, at text; returns how many characters it took, or 0. */
 static size_t schedulecmd_clock(const char *text)
@@ -82,7 +83,7 @@ static int schedulecmd_set(struct cli *cli, const struct cli_command *cmd, int a
 	char **args, *spec = NULL;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, SCHEDULECMD_ARRAY_SIZE(options), 1, INT32_MAX,
+	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 1, INT32_MAX,
 		      &args, &n_args);
 	if (r != CLI_PROCEED)
 		return r;

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "size.h"
 #include "statscmd.h"
 #include "table.h"
 #include "tierview.h"
 #include "timefmt.h"
+#include "array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STATSCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* --plot without --history: a day shows the daily rhythm that tiering follows. */
 #define STATSCMD_PLOT_HISTORY_DEFAULT 86400
@@ -156,7 +157,7 @@ static int statscmd_print_tiers(FILE *out, struct json_object *tiers)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, STATSCMD_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -190,7 +191,7 @@ static int statscmd_print_history(FILE *out, struct json_object *history)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, STATSCMD_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -237,10 +238,10 @@ static int statscmd_print(FILE *out, struct json_object *stats)
 	uint64_t seconds;
 	int r;
 
-	r = table_new(head_columns, STATSCMD_ARRAY_SIZE(head_columns), &t);
+	r = table_new(head_columns, ARRAY_SIZE(head_columns), &t);
 	if (r < 0)
 		return r;
-	table_add_members(t, stats, STATSCMD_ARRAY_SIZE(head_columns));
+	table_add_members(t, stats, ARRAY_SIZE(head_columns));
 	r = table_print_fields(t, out);
 	table_free(t);
 	if (r < 0)
@@ -253,7 +254,7 @@ static int statscmd_print(FILE *out, struct json_object *stats)
 			return r;
 	}
 
-	r = table_new(body_columns, STATSCMD_ARRAY_SIZE(body_columns), &t);
+	r = table_new(body_columns, ARRAY_SIZE(body_columns), &t);
 	if (r < 0)
 		return r;
 	table_add_string(t, member_uint(io, "window_seconds", &seconds) < 0 ? NULL :
@@ -463,7 +464,7 @@ int statscmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char 
 	char **args;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, STATSCMD_ARRAY_SIZE(options), 1, 1, &args,
+	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 1, 1, &args,
 		      &n_args);
 	if (r != CLI_PROCEED)
 		return r;

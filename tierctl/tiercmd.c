@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "tiercmd.h"
 #include "client.h"
 #include "member.h"
@@ -6,6 +7,7 @@
 #include "size.h"
 #include "table.h"
 #include "tierview.h"
+#include "array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TIERCMD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Moves a dry run lists unless --limit says otherwise. */
 #define TIERCMD_MOVES_DEFAULT 20
@@ -68,7 +69,7 @@ static int tiercmd_attach(struct cli *cli, const struct cli_command *cmd, int ar
 	struct json_object *params = NULL, *result = NULL;
 	int r;
 
-	r = tiercmd_parse(cli, cmd, argc, argv, options, TIERCMD_ARRAY_SIZE(options), &ssd, &params);
+	r = tiercmd_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), &ssd, &params);
 	if (r != CLI_PROCEED)
 		return r;
 	if (no_grow)
@@ -102,7 +103,7 @@ static int tiercmd_detach(struct cli *cli, const struct cli_command *cmd, int ar
 	uint64_t done;
 	int r;
 
-	r = tiercmd_parse(cli, cmd, argc, argv, options, TIERCMD_ARRAY_SIZE(options), &ssd, &params);
+	r = tiercmd_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), &ssd, &params);
 	if (r != CLI_PROCEED)
 		return r;
 	if (progress_new(stderr, isatty(STDERR_FILENO), &progress) < 0) {
@@ -217,7 +218,7 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 	snprintf(share, sizeof(share), "%s -> %s (expected)",
 		 tierview_percent(plan, "ssd_share_before", before),
 		 tierview_percent(plan, "ssd_share_after", after));
-	r = table_new(summary_columns, TIERCMD_ARRAY_SIZE(summary_columns), &t);
+	r = table_new(summary_columns, ARRAY_SIZE(summary_columns), &t);
 	if (r < 0)
 		return r;
 	table_add_string(t, name);
@@ -237,7 +238,7 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 	if (!n)
 		return fprintf(out, "\n%" PRIu64 " moves; --limit N lists the first N.\n", total) < 0 ?
 			       -EIO : 0;
-	r = table_new(move_columns, TIERCMD_ARRAY_SIZE(move_columns), &t);
+	r = table_new(move_columns, ARRAY_SIZE(move_columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -280,7 +281,7 @@ static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc,
 	char **args, *end;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, TIERCMD_ARRAY_SIZE(options), 1, 1, &args,
+	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 1, 1, &args,
 		      &n_args);
 	if (r != CLI_PROCEED)
 		return r;

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "size.h"
 #include "table.h"
 #include "tierview.h"
 #include "timefmt.h"
+#include "array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#define TIERVIEW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *tierview_time(struct json_object *obj, const char *key,
 			  char buf[TIERVIEW_TEXT_MAX])
@@ -94,7 +95,7 @@ int tierview_print_schedule(FILE *out, const char *name, struct json_object *sch
 	struct table *t;
 	int r;
 
-	r = table_new(columns, TIERVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	table_add_string(t, name);
@@ -166,7 +167,7 @@ int tierview_print_run(FILE *out, struct json_object *run)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, TIERVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	table_add_members(t, run, 3);
@@ -199,7 +200,7 @@ int tierview_print_runs(FILE *out, struct json_object *runs)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, TIERVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -229,12 +230,12 @@ int tierview_print_pins(FILE *out, struct json_object *pins)
 	struct table *t;
 	int r;
 
-	r = table_new(columns, TIERVIEW_ARRAY_SIZE(columns), &t);
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
 		table_add_members(t, json_object_array_get_idx(pins, i),
-				  TIERVIEW_ARRAY_SIZE(columns));
+				  ARRAY_SIZE(columns));
 	r = table_print(t, out);
 	table_free(t);
 	return r;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-rpc: arbitrary bytes as a request line, through the decoder and the
  * parameter checks every method runs, and back out as the reply the daemon
@@ -10,8 +11,8 @@
 #include <string.h>
 
 #include "rpc.h"
+#include "array.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Checks stay on in any build: a fuzzer without them only finds crashes. */
 #define FUZZ_ASSERT(e)                                                              \

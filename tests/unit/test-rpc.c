@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rpc: request decoding, parameter checks and the reply envelopes. */
 #include <errno.h>
 #include <stdio.h>
@@ -6,8 +7,8 @@
 
 #include "check.h"
 #include "rpc.h"
+#include "array.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int decode(struct rpc_request *req, const char *text, char *err, size_t err_len)
 {

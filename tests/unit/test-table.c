@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
@@ -6,8 +7,8 @@
 
 #include "check.h"
 #include "table.h"
+#include "array.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct table_column columns[] = {
 	{ "Name", "name", TABLE_STRING },

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tierctl's pure helpers: durations and times (timefmt), FIEMAP range merging (ranges). */
 #include <errno.h>
 #include <stdint.h>
@@ -7,8 +8,8 @@
 #include "check.h"
 #include "ranges.h"
 #include "timefmt.h"
+#include "array.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIB (UINT64_C(1) << 20)
 
 static void check_duration(const char *text, uint64_t expected)
