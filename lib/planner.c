@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "planner.h"
 
 #include <errno.h>
@@ -545,23 +546,6 @@ out:
 	if (r < 0)
 		plan_destroy(out);
 	return r;
-}
-
-size_t plan_batch(const struct plan *p, size_t first, size_t max, uint32_t ssd_free,
-		  uint32_t hdd_free)
-{
-	size_t n = 0;
-
-	if (!p)
-		return 0;
-	for (size_t i = first; i < p->nr && n < max; i++, n++) {
-		uint32_t *room = p->moves[i].to == PLANNER_SSD ? &ssd_free : &hdd_free;
-
-		if (!*room)
-			break;
-		--*room;
-	}
-	return n;
 }
 
 void plan_destroy(struct plan *p)

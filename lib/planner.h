@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* planner: which extents a tiering run moves, and in what order. */
 #ifndef TIERD_PLANNER_H
 #define TIERD_PLANNER_H
@@ -63,16 +64,6 @@ struct plan {
  * On error *out is an empty plan.
  */
 int planner_plan(const struct planner_input *in, struct plan *out);
-
-/*
- * How many moves from moves[first] on, at most max, can be started
- * together, when each needs its destination reserved before any of them
- * frees its source: the longest run whose promotions fit in ssd_free and
- * whose demotions fit in hdd_free, the space free before the batch.
- * 0 when moves[first] itself does not fit (or first is past the end).
- */
-size_t plan_batch(const struct plan *p, size_t first, size_t max, uint32_t ssd_free,
-		  uint32_t hdd_free);
 
 /* Frees the moves and empties *p.  Accepts NULL and a zeroed or already destroyed plan. */
 void plan_destroy(struct plan *p);

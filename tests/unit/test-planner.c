@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* planner: every plan replayed in order against the free space it was given. */
 #include <errno.h>
 #include <stdbool.h>
@@ -681,32 +682,6 @@ static void test_lowest(void)
 	pool_destroy(&p);
 }
 
-static void test_batch(void)
-{
-	struct pool p;
-	struct plan plan;
-
-	pool_init(&p, 6, "auto");
-	p.policy.ssd_headroom = 0;
-	for (uint32_t i = 0; i < 3; i++) {
-		p.ext[i].tier = PLANNER_SSD;
-		p.ext[i + 3].heat = 100;
-	}
-	pool_ssd(&p, 3, 1);
-	plan_checked(&p, &plan);
-	CHECK_MOVES(&plan, 0, UP(3), 1, UP(4), 2, UP(5));
-	/* Reserving every destination up front: a demotion, then a promotion into what it frees. */
-	CHECK_UINT(plan_batch(&plan, 0, 16, 0, 1), 1);
-	CHECK_UINT(plan_batch(&plan, 1, 16, 1, 0), 1);
-	CHECK_UINT(plan_batch(&plan, 0, 16, 3, 3), 6);
-	CHECK_UINT(plan_batch(&plan, 0, 4, 3, 3), 4);
-	CHECK_UINT(plan_batch(&plan, 1, 16, 0, 5), 0);
-	CHECK_UINT(plan_batch(&plan, 6, 16, 3, 3), 0);
-	CHECK_UINT(plan_batch(NULL, 0, 16, 3, 3), 0);
-	plan_destroy(&plan);
-	pool_destroy(&p);
-}
-
 /* xorshift64*: the same cases on every machine. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -863,7 +838,6 @@ int main(int argc, char **argv)
 	test_budget();
 	test_highest();
 	test_lowest();
-	test_batch();
 	test_random();
 	test_random_stable();
 	/* "--no-scale" keeps a quick run quick. */

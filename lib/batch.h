@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * batch: which waiting moves of an ordered list start together in the next
+ * migration batch, and their destinations reserved in the extent map. The
+ * one rule of the job engine (tierd/move/job.c, docs/migration.md).
+ */
+#ifndef TIERD_BATCH_H
+#define TIERD_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extmap.h"
+
+enum batch_state {
+	BATCH_WAITING = 0,
+	BATCH_STARTED = 1, /* in a batch (moved or failed since), or found in place */
+};
+
+/* One move of the list: logical extent le to device dev. */
+struct batch_move {
+	uint32_t le;
+	uint16_t dev;  /* destination device */
+	uint8_t state; /* enum batch_state */
+};
+
+/* A move of the batch, its destination pe reserved with extmap_alloc(). */
+struct batch_item {
+	uint32_t le;
+	unsigned dev;
+	uint32_t pe;
+};
+
+/*
+ * Advance *first_waiting past started moves (every move before it must be
+ * started already). Returns whether a move is left waiting, that is
+ * *first_waiting < nr.
+ */
+bool batch_pending(const struct batch_move *moves, size_t nr, size_t *first_waiting);
+
+/*
+ * The next batch: up to max items, chosen from the waiting moves from
+ * *first_waiting on, in list order, looking at no more than lookahead
+ * waiting moves (started ones are passed over and not counted).
+ *
+ * - A move whose le already sits on its destination dev is marked
+ *   BATCH_STARTED and left out of the batch; it counts against lookahead.
+ * - A move may start only if its destination has more free extents than
+ *   reserve[dev] (map->nr_free[dev] > reserve[dev]) and extmap_alloc()
+ *   reserves one; it is then marked BATCH_STARTED and its item, with the
+ *   reserved pe, appended to items. reserve holds map->nr_devs entries; a
+ *   dev at or past map->nr_devs never fits.
+ * - A move that does not fit stays BATCH_WAITING, for a later batch: what
+ *   this batch's commit frees may make room (a swap).
+ *
+ * *first_waiting advances past started moves, before and after the batch
+ * is chosen. *started (may be NULL) grows by the number of moves this call
+ * marked started: the items and the moves found in place.
+ *
+ * Returns the number of items. 0 with moves still waiting (batch_pending())
+ * means none of the moves looked at could start on the map as it is.
+ *
+ * Every item's destination stays reserved in map until the caller gives it
+ * back with extmap_release(): when its extent moved, just before
+ * extmap_remap() puts le there; when it did not (the batch failed or could
+ * not start), for good.
+ */
+size_t batch_next(struct extmap *map, struct batch_move *moves, size_t nr, size_t *first_waiting,
+		  const uint32_t *reserve, size_t max, size_t lookahead, struct batch_item *items,
+		  size_t *started);
+
+/* The moves still waiting from first_waiting on: a scan. */
+size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_waiting);
+
+#endif
