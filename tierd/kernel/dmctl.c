@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "dmctl.h"
 
 #include <errno.h>
@@ -67,6 +68,11 @@ void dmctl_init(void)
 const char *dmctl_last_error(void)
 {
 	return last_error;
+}
+
+const char *dmctl_error_text(int r)
+{
+	return *dmctl_last_error() ? dmctl_last_error() : strerror(-r);
 }
 
 static int dmctl_available(void)

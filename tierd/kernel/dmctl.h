@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dmctl: the kernel's device-mapper, through libdevmapper. */
 #ifndef TIERD_DMCTL_H
 #define TIERD_DMCTL_H
@@ -37,6 +38,8 @@ void dmctl_init(void);
 
 /* The last error libdevmapper (or dmctl) reported, or "" if none since dmctl_init(). */
 const char *dmctl_last_error(void);
+/* The reason to give for r: what libdevmapper said if anything, else strerror(-r). */
+const char *dmctl_error_text(int r);
 
 /*
  * Device-mapper events without a waiting thread: *fd polls readable once any
