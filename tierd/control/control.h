@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* control: the daemon's Unix socket, one JSON request per line (docs/protocol.md). */
 #ifndef TIERD_CONTROL_H
 #define TIERD_CONTROL_H

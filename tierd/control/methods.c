@@ -1,12 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "methods.h"
 
 #include <errno.h>
 #include <string.h>
 
+#include "array.h"
 #include "config.h"
+#include "job.h"
 #include "log.h"
+#include "poolview.h"
+#include "tierview.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef void (*method_fn)(struct control_conn *conn, struct methods_ctx *m, json_object *params);
 
@@ -43,21 +47,42 @@ static struct pool *find_idle_pool(struct control_conn *conn, struct methods_ctx
 {
 	struct pool *p = find_pool(conn, m, name);
 
-	if (p && *pool_busy(p)) {
-		control_reply_error(conn, EBUSY, "pool %s is busy: %s", name, pool_busy(p));
+	if (p && pool_job_what(p)) {
+		control_reply_error(conn, EBUSY, "pool %s is busy: %s", name, pool_job_what(p));
 		return NULL;
 	}
 	return p;
 }
 
+/* The pins array: an empty one when they cannot be reported (out of memory). */
+static json_object *pins_json(struct methods_ctx *m, struct pool *p)
+{
+	struct tiering_pins_report pins;
+	json_object *a;
+
+	tiering_report_pins(m->tierings, p, &pins);
+	a = tierview_pins_json(&pins);
+	tiering_pins_report_destroy(&pins);
+	return a;
+}
+
+/* The schedule object, or JSON null when out of memory. */
+static json_object *schedule_json(struct methods_ctx *m, struct pool *p)
+{
+	struct tiering_schedule_report sched;
+
+	return tiering_report_schedule(m->tierings, p, &sched) == 0 ? tierview_schedule_json(&sched) :
+								      NULL;
+}
+
 /* The pool object plus what tiering knows of it: pins and schedule. */
 static json_object *pool_full_json(struct methods_ctx *m, struct pool *p)
 {
-	json_object *o = pool_to_json(p);
+	json_object *o = poolview_pool_json(p);
 
 	if (m->tierings) {
-		json_object_object_add(o, "pins", tiering_pins_json(m->tierings, p));
-		json_object_object_add(o, "schedule", tiering_schedule_json(m->tierings, p));
+		json_object_object_add(o, "pins", pins_json(m, p));
+		json_object_object_add(o, "schedule", schedule_json(m, p));
 	}
 	return o;
 }
@@ -117,7 +142,7 @@ static void pool_list_method(struct control_conn *conn, struct methods_ctx *m, j
 	if (take_params(conn, params, NULL, 0) < 0)
 		return;
 	o = json_object_new_object();
-	json_object_object_add(o, "pools", pools_to_json(m->pools));
+	json_object_object_add(o, "pools", poolview_pools_json(m->pools));
 	control_reply(conn, rpc_reply_ok(o));
 }
 
@@ -178,8 +203,6 @@ static void pool_destroy_method(struct control_conn *conn, struct methods_ctx *m
 	p = find_idle_pool(conn, m, name);
 	if (!p)
 		return;
-	/* Its timer must not fire on a freed pool; settings reload if the destroy fails. */
-	tierings_forget(m->tierings, p);
 	r = pool_destroy(m->pools, p, force, err, sizeof(err));
 	if (r < 0) {
 		control_reply_error(conn, -r, "%s", err);
@@ -270,7 +293,7 @@ static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uin
 				    (unsigned long long)(moved + failed));
 		return;
 	}
-	control_reply(ctx, rpc_reply_ok(pool_to_json(p)));
+	control_reply(ctx, rpc_reply_ok(poolview_pool_json(p)));
 }
 
 static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
@@ -292,8 +315,7 @@ static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
-	r = pool_detach_start(p, m->loop, ssd, shrink, job_progress, job_done, conn, err,
-			      sizeof(err));
+	r = job_detach(p, m->loop, ssd, shrink, job_progress, job_done, conn, err, sizeof(err));
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 }
@@ -310,7 +332,7 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 		{ "tier", RPC_STRING, true, &tier },
 		{ "io_awareness", RPC_STRING, false, &io },
 	};
-	struct pool_move_limits limits = { 0 };
+	struct job_limits limits = { 0 };
 	char err[POOL_ERR_MAX];
 	struct pool *p;
 	int r;
@@ -322,11 +344,7 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 				    tier);
 		return;
 	}
-	if (!strcmp(io, "throttled"))
-		limits.io = POOL_IO_THROTTLED;
-	else if (!strcmp(io, "idle"))
-		limits.io = POOL_IO_IDLE;
-	else if (strcmp(io, "off")) {
+	if (tiering_io_parse(io, &limits.io) < 0) {
 		control_reply_error(conn, EINVAL, "io_awareness must be off, throttled or idle");
 		return;
 	}
@@ -337,8 +355,8 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
-	r = pool_move_start(p, m->loop, (uint32_t)first, (uint32_t)count, strcmp(tier, "ssd") == 0,
-			    &limits, job_progress, job_done, conn, err, sizeof(err));
+	r = job_move_range(p, m->loop, (uint32_t)first, (uint32_t)count, strcmp(tier, "ssd") == 0,
+			   &limits, job_progress, job_done, conn, err, sizeof(err));
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 }
@@ -364,7 +382,7 @@ static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, js
 		return;
 	}
 	o = json_object_new_object();
-	json_object_object_add(o, "extents", pool_heat_json(p, (uint32_t)top));
+	json_object_object_add(o, "extents", poolview_heat_json(p, (uint32_t)top));
 	control_reply(conn, rpc_reply_ok(o));
 }
 
@@ -373,12 +391,20 @@ static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, js
 static void policy_list_method(struct control_conn *conn, struct methods_ctx *m,
 			       json_object *params)
 {
+	struct tiering_policies_report pols;
 	json_object *o;
+	int r;
 
 	if (take_params(conn, params, NULL, 0) < 0)
 		return;
+	r = tierings_report_policies(m->tierings, &pols);
+	if (r < 0) {
+		control_reply_error(conn, -r, "out of memory");
+		return;
+	}
 	o = json_object_new_object();
-	json_object_object_add(o, "policies", tierings_policies_json(m->tierings));
+	json_object_object_add(o, "policies", tierview_policies_json(&pols));
+	tiering_policies_report_destroy(&pols);
 	control_reply(conn, rpc_reply_ok(o));
 }
 
@@ -388,7 +414,7 @@ static void reply_schedule_or_error(struct control_conn *conn, struct methods_ct
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 	else
-		control_reply(conn, rpc_reply_ok(tiering_schedule_json(m->tierings, p)));
+		control_reply(conn, rpc_reply_ok(schedule_json(m, p)));
 }
 
 static void policy_set_method(struct control_conn *conn, struct methods_ctx *m,
@@ -468,7 +494,7 @@ static void pin_change(struct control_conn *conn, struct methods_ctx *m, json_ob
 		return;
 	}
 	o = json_object_new_object();
-	json_object_object_add(o, "pins", tiering_pins_json(m->tierings, p));
+	json_object_object_add(o, "pins", pins_json(m, p));
 	control_reply(conn, rpc_reply_ok(o));
 }
 
@@ -561,21 +587,28 @@ static void tier_resume_method(struct control_conn *conn, struct methods_ctx *m,
 	tier_pause_or_resume(conn, m, params, false);
 }
 
+static void reply_run(struct control_conn *conn, const struct state_run *run)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "run", tierview_run_json(run));
+	control_reply(conn, rpc_reply_ok(o));
+}
+
 /* A waiting `tier now`: progress lines, then the finished run as the reply. */
-static void tier_now_notify(json_object *progress, json_object *run_done, void *ctx)
+static void tier_now_notify(const struct tiering_progress *progress,
+			    const struct state_run *run_done, void *ctx)
 {
 	struct control_conn *conn = ctx;
 
 	if (progress) {
-		json_object_object_add(progress, "unit", json_object_new_string("extents"));
-		control_progress(conn, progress);
-	}
-	if (run_done) {
-		json_object *o = json_object_new_object();
+		json_object *o = tierview_progress_json(progress);
 
-		json_object_object_add(o, "run", run_done);
-		control_reply(conn, rpc_reply_ok(o));
+		json_object_object_add(o, "unit", json_object_new_string("extents"));
+		control_progress(conn, o);
 	}
+	if (run_done)
+		reply_run(conn, run_done);
 }
 
 static void tier_now_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
@@ -590,7 +623,9 @@ static void tier_now_method(struct control_conn *conn, struct methods_ctx *m, js
 		{ "limit", RPC_UINT64, false, &limit },
 	};
 	char err[POOL_ERR_MAX];
-	json_object *o, *run = NULL;
+	struct tiering_plan_report plan;
+	struct state_run run;
+	json_object *o;
 	struct pool *p;
 	int r;
 
@@ -600,30 +635,27 @@ static void tier_now_method(struct control_conn *conn, struct methods_ctx *m, js
 	if (!p)
 		return;
 	if (dry_run) {
-		r = tiering_plan_json(m->tierings, p, limit, &run, err, sizeof(err));
+		r = tiering_report_plan(m->tierings, p, limit, &plan, err, sizeof(err));
 		if (r < 0) {
 			control_reply_error(conn, -r, "%s", err);
 			return;
 		}
 		o = json_object_new_object();
-		json_object_object_add(o, "plan", run);
+		json_object_object_add(o, "plan", tierview_plan_json(&plan));
+		tiering_plan_report_destroy(&plan);
 		control_reply(conn, rpc_reply_ok(o));
 		return;
 	}
-	r = tiering_run_start(m->tierings, p, "on-demand", wait ? tier_now_notify : NULL,
+	r = tiering_run_start(m->tierings, p, TIERING_ON_DEMAND, wait ? tier_now_notify : NULL,
 			      wait ? conn : NULL, &run, err, sizeof(err));
 	if (r < 0) {
 		control_reply_error(conn, -r, "%s", err);
 		return;
 	}
 	/* Waiting for a run in progress: the reply comes when it ends. */
-	if (wait && r == 0) {
-		json_object_put(run);
+	if (wait && r == 0)
 		return;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "run", run);
-	control_reply(conn, rpc_reply_ok(o));
+	reply_run(conn, &run);
 }
 
 static void runs_list_method(struct control_conn *conn, struct methods_ctx *m,
@@ -635,6 +667,8 @@ static void runs_list_method(struct control_conn *conn, struct methods_ctx *m,
 		{ "name", RPC_STRING, true, &name },
 		{ "limit", RPC_UINT64, false, &limit },
 	};
+	struct tiering_runs_report runs;
+	char err[POOL_ERR_MAX];
 	json_object *o;
 	struct pool *p;
 
@@ -647,8 +681,12 @@ static void runs_list_method(struct control_conn *conn, struct methods_ctx *m,
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
+	/* A list that cannot be read answers empty: runs are history, not state to act on. */
+	if (tiering_report_runs(m->tierings, p, (unsigned)limit, &runs, err, sizeof(err)) < 0)
+		log_warn("%s", err);
 	o = json_object_new_object();
-	json_object_object_add(o, "runs", tiering_runs_json(m->tierings, p, (unsigned)limit));
+	json_object_object_add(o, "runs", tierview_runs_json(&runs));
+	tiering_runs_report_destroy(&runs);
 	control_reply(conn, rpc_reply_ok(o));
 }
 
@@ -663,8 +701,8 @@ static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
 		{ "history", RPC_UINT64, false, &history },
 		{ "step", RPC_UINT64, false, &step },
 	};
+	struct tiering_stats_report stats;
 	char err[POOL_ERR_MAX];
-	json_object *o;
 	struct pool *p;
 	int r;
 
@@ -683,12 +721,14 @@ static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
-	r = tiering_stats_json(m->tierings, p, (uint32_t)window, (uint32_t)history, (uint32_t)step,
-			       &o, err, sizeof(err));
-	if (r < 0)
+	r = tiering_report_stats(m->tierings, p, (uint32_t)window, (uint32_t)history,
+				 (uint32_t)step, &stats, err, sizeof(err));
+	if (r < 0) {
 		control_reply_error(conn, -r, "%s", err);
-	else
-		control_reply(conn, rpc_reply_ok(o));
+		return;
+	}
+	control_reply(conn, rpc_reply_ok(tierview_stats_json(p, &stats)));
+	tiering_stats_report_destroy(&stats);
 }
 
 static const struct method methods[] = {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* methods: the control protocol's methods (docs/protocol.md) on the daemon's pools. */
 #ifndef TIERD_METHODS_H
 #define TIERD_METHODS_H

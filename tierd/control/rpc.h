@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rpc: decoding and validating control requests (docs/protocol.md). */
 #ifndef TIERD_RPC_H
 #define TIERD_RPC_H

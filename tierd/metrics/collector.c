@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
 #include "collector.h"
 
-#include <errno.h>
 #include <string.h>
 
+#include "array.h"
 #include "log.h"
 #include "metadata.h"
 
@@ -70,14 +71,6 @@ static const struct metrics_def collector_defs[C_NR] = {
 			    " off)." },
 };
 
-/* Every trigger and result a finished run can have (docs/protocol.md, runs.list). */
-static const char *const collector_triggers[] = { "on-demand", "schedule", "auto" };
-static const char *const collector_results[] = { "done", "partial", "failed", "cancelled",
-						 "interrupted" };
-
-#define NR_TRIGGERS (sizeof(collector_triggers) / sizeof(collector_triggers[0]))
-#define NR_RESULTS (sizeof(collector_results) / sizeof(collector_results[0]))
-
 const struct metrics_def *collector_families(size_t *nr)
 {
 	*nr = C_NR;
@@ -90,67 +83,41 @@ struct collector_pass {
 };
 
 struct collector_runs {
-	uint64_t n[NR_TRIGGERS][NR_RESULTS];
+	uint64_t n[TIERING_TRIGGER_NR][TIERING_RESULT_NR];
 };
-
-static int find_word(const char *const *list, size_t nr, const char *word)
-{
-	for (size_t i = 0; word && i < nr; i++) {
-		if (!strcmp(list[i], word))
-			return (int)i;
-	}
-	return -1;
-}
 
 static int count_runs(const char *trigger, const char *result, uint64_t n, void *ctx)
 {
 	struct collector_runs *runs = ctx;
-	int t = find_word(collector_triggers, NR_TRIGGERS, trigger);
-	int r = find_word(collector_results, NR_RESULTS, result);
+	enum tiering_trigger t;
+	enum tiering_result r;
 
 	/* The schema allows no other value; a newer one would only go uncounted. */
-	if (t >= 0 && r >= 0)
+	if (tiering_trigger_parse(trigger, &t) == 0 && tiering_result_parse(result, &r) == 0)
 		runs->n[t][r] += n;
 	return 0;
 }
 
-static uint64_t member_u64(json_object *o, const char *key)
+static int collect_tier(struct collector_pass *pass, struct pool *p, enum metadata_tier tier,
+			const struct pool_tier_report *report, const struct state_tier_io pending[2])
 {
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_uint64(v) : 0;
-}
-
-static const char *member_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
-}
-
-static int collect_tier(struct collector_pass *pass, struct pool *p, json_object *tier,
-			const struct state_tier_io pending[2])
-{
-	const char *class = member_str(tier, "class");
+	const char *class = metadata_tier_name(tier);
 	struct metrics_label l[2] = { { "pool", pool_name(p) }, { "tier", class } };
 	struct state_tier_io io;
-	int r, t;
+	int r;
 
-	if (!class)
-		return 0;
-	t = strcmp(class, "ssd") ? METADATA_TIER_HDD : METADATA_TIER_SSD;
-	metrics_add(pass->m, C_TIER_SIZE, l, 2, member_u64(tier, "size_bytes"));
-	metrics_add(pass->m, C_TIER_EXTENTS, l, 2, member_u64(tier, "total_extents"));
-	metrics_add(pass->m, C_TIER_USED, l, 2, member_u64(tier, "used_extents"));
+	metrics_add(pass->m, C_TIER_SIZE, l, 2, report->size_bytes);
+	metrics_add(pass->m, C_TIER_EXTENTS, l, 2, report->total_extents);
+	metrics_add(pass->m, C_TIER_USED, l, 2, report->used_extents);
 	/* Stored minutes plus what the samples since the last flush counted: a
 	 * flush moves I/O from one to the other, so the sum only ever grows. */
 	r = state_tier_io_total(pass->c->state, pool_state_id(p), class, &io);
 	if (r < 0)
 		return r;
-	metrics_add(pass->m, C_IO_READS, l, 2, io.reads + pending[t].reads);
-	metrics_add(pass->m, C_IO_WRITES, l, 2, io.writes + pending[t].writes);
-	metrics_add(pass->m, C_IO_READ_BYTES, l, 2, io.read_bytes + pending[t].read_bytes);
-	metrics_add(pass->m, C_IO_WRITTEN_BYTES, l, 2, io.write_bytes + pending[t].write_bytes);
+	metrics_add(pass->m, C_IO_READS, l, 2, io.reads + pending[tier].reads);
+	metrics_add(pass->m, C_IO_WRITES, l, 2, io.writes + pending[tier].writes);
+	metrics_add(pass->m, C_IO_READ_BYTES, l, 2, io.read_bytes + pending[tier].read_bytes);
+	metrics_add(pass->m, C_IO_WRITTEN_BYTES, l, 2, io.write_bytes + pending[tier].write_bytes);
 	return 0;
 }
 
@@ -167,13 +134,16 @@ static void collect_moves(struct collector_pass *pass, struct pool *p,
 	metrics_add(pass->m, C_MIGRATED_EXTENTS, l, 2, moved->demoted_extents);
 	metrics_add(pass->m, C_MIGRATED_BYTES, l, 2, moved->demoted_bytes);
 	metrics_add(pass->m, C_MIGRATION_FAILURES, l, 1, moved->failed);
-	/* Every pair, zeros too: a rate needs the series before its first run. */
+	/*
+	 * Every pair a finished run can have (not running), zeros too: a rate
+	 * needs the series before its first run.
+	 */
 	l[1].name = "trigger";
 	l[2].name = "result";
-	for (size_t t = 0; t < NR_TRIGGERS; t++) {
-		for (size_t r = 0; r < NR_RESULTS; r++) {
-			l[1].value = collector_triggers[t];
-			l[2].value = collector_results[r];
+	for (int t = 0; t < TIERING_TRIGGER_NR; t++) {
+		for (int r = TIERING_DONE; r < TIERING_RESULT_NR; r++) {
+			l[1].value = tiering_trigger_name((enum tiering_trigger)t);
+			l[2].value = tiering_result_name((enum tiering_result)r);
 			metrics_add(pass->m, C_RUNS, l, 3, runs->n[t][r]);
 		}
 	}
@@ -184,49 +154,43 @@ static int collect_pool(struct pool *p, void *ctx)
 	struct collector_pass *pass = ctx;
 	struct state *st = pass->c->state;
 	struct metrics_label l[1] = { { "pool", pool_name(p) } };
-	json_object *o = pool_to_json(p), *sched = tiering_schedule_json(pass->c->tierings, p);
-	json_object *tiers, *heat, *paused = NULL;
+	/* The SSD's series first, as pool show lists the tiers. */
+	static const enum metadata_tier order[] = { METADATA_TIER_SSD, METADATA_TIER_HDD };
+	struct tiering_schedule_report sched;
+	bool paused = tiering_report_schedule(pass->c->tierings, p, &sched) == 0 && sched.paused;
 	struct state_tier_io pending[2];
 	struct collector_runs runs = { 0 };
 	struct state_moves moved;
+	struct pool_report report;
 	int r;
 
-	if (!o) {
-		r = -ENOMEM;
-		log_warn("metrics of pool %s: out of memory", pool_name(p));
-		goto out;
-	}
+	pool_get_report(p, &report);
 	r = state_moves_total(st, pool_state_id(p), &moved);
 	if (r == 0)
 		r = state_runs_count(st, pool_state_id(p), count_runs, &runs);
 	if (r < 0) {
 		log_warn("metrics of pool %s: cannot read its moves and runs: %s", pool_name(p),
 			 state_last_error(st));
-		goto out;
+		return r;
 	}
-	metrics_add(pass->m, C_POOL_ACTIVE, l, 1, pool_is_active(p));
-	metrics_add(pass->m, C_POOL_MIGRATING, l, 1, *pool_busy(p) != '\0');
-	if (sched)
-		json_object_object_get_ex(sched, "paused", &paused);
-	metrics_add(pass->m, C_POOL_PAUSED, l, 1, json_object_get_boolean(paused));
-	metrics_add(pass->m, C_POOL_SIZE, l, 1, member_u64(o, "size_bytes"));
-	metrics_add(pass->m, C_HEAT_KERNEL, l, 1,
-		    json_object_object_get_ex(o, "heat", &heat) ? member_u64(heat, "kernel_bytes") : 0);
+	metrics_add(pass->m, C_POOL_ACTIVE, l, 1, report.active);
+	metrics_add(pass->m, C_POOL_MIGRATING, l, 1, report.job_what != NULL);
+	metrics_add(pass->m, C_POOL_PAUSED, l, 1, paused);
+	metrics_add(pass->m, C_POOL_SIZE, l, 1, (uint64_t)report.extents * report.extent_size);
+	metrics_add(pass->m, C_HEAT_KERNEL, l, 1, report.heat.kernel_bytes);
 	pool_io_pending(p, pending);
-	if (json_object_object_get_ex(o, "tiers", &tiers)) {
-		for (size_t i = 0; r == 0 && i < json_object_array_length(tiers); i++)
-			r = collect_tier(pass, p, json_object_array_get_idx(tiers, i), pending);
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		if (!report.tiers[order[i]].present)
+			continue;
+		r = collect_tier(pass, p, order[i], &report.tiers[order[i]], pending);
 		if (r < 0) {
 			log_warn("metrics of pool %s: cannot read its I/O totals: %s", pool_name(p),
 				 state_last_error(st));
-			goto out;
+			return r;
 		}
 	}
 	collect_moves(pass, p, &moved, &runs);
-out:
-	json_object_put(sched);
-	json_object_put(o);
-	return r;
+	return 0;
 }
 
 int collector_render(void *ctx, char **text, size_t *len)

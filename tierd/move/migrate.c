@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* migrate: a batch of live moves through dm-mirror (docs/migration.md). */
 #include "migrate.h"
 
 #include <errno.h>
@@ -8,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dmctl.h"
 #include "dmstatus.h"
 #include "dmtable.h"
@@ -15,7 +18,7 @@
 #include "fault.h"
 #include "log.h"
 #include "metadata.h"
-#include "pool.h"
+#include "pool-internal.h"
 #include "ucopy.h"
 
 /* kcopyd copies a region at a time; 512 KiB keeps the core log small. */
@@ -28,20 +31,29 @@
 #define MIGRATE_POLL_SECONDS 0.1
 #define MIGRATE_POLL_EVENTS_SECONDS 1.0
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int volume_suspended(const char *name)
 {
 	struct dmctl_info info;
 
 	return dmctl_info(name, &info) == 0 && info.exists && info.suspended;
 }
+
+/*
+ * Where a batch's time went (CLOCK_MONOTONIC, ns). A stall is how long the
+ * volume's I/O was held for a table swap: from the suspend's start to the
+ * resume's end.
+ */
+struct migrate_timing {
+	uint64_t stall_ns;        /* the longest swap after the copy: normally the commit's */
+	uint64_t commit_ns;       /* of which writing the devices and the state, */
+	uint64_t commit_bytes;    /* (the bytes written to the devices, all together) */
+	uint64_t suspend_ns;      /* the suspend itself (in-flight I/O, mirrors stopping) */
+	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
+	uint64_t mirror_stall_ns; /* the swap into the mirrors, before the copy */
+	uint64_t copy_ns;         /* mirrors live until every copy was in sync or failed */
+	bool in_sync_by_event;    /* a device-mapper event, not the safety poll, saw that */
+};
+
 
 struct migrate_batch {
 	struct ev_loop *loop;
@@ -73,11 +85,6 @@ static int by_le(const void *a, const void *b)
 	return (x->le > y->le) - (x->le < y->le);
 }
 
-static const char *dm_reason(int r)
-{
-	return *dmctl_last_error() ? dmctl_last_error() : strerror(-r);
-}
-
 static void release_destinations(struct migrate_batch *b)
 {
 	for (size_t i = 0; i < b->nr; i++)
@@ -87,7 +94,7 @@ static void release_destinations(struct migrate_batch *b)
 /* A table swap ended with its resume: the volume's I/O was held since suspend_from. */
 static void swap_done(struct migrate_batch *b)
 {
-	uint64_t held = now_ns() - b->suspend_from;
+	uint64_t held = clock_now_ns() - b->suspend_from;
 
 	if (held > b->timing.stall_ns)
 		b->timing.stall_ns = held;
@@ -131,7 +138,7 @@ static size_t batch_verify(struct migrate_batch *b)
 {
 	struct ucopy_job jobs[MIGRATE_BATCH_MAX];
 	size_t idx[MIGRATE_BATCH_MAX], n = 0;
-	uint64_t from = now_ns();
+	uint64_t from = clock_now_ns();
 	int r;
 
 	for (size_t i = 0; i < b->nr; i++) {
@@ -149,7 +156,7 @@ static size_t batch_verify(struct migrate_batch *b)
 		idx[n++] = i;
 	}
 	r = ucopy_run(b->verify, UCOPY_VERIFY, jobs, n);
-	b->verify_ns = now_ns() - from;
+	b->verify_ns = clock_now_ns() - from;
 	for (size_t j = 0; j < n; j++) {
 		int jr = r < 0 ? r : jobs[j].result;
 
@@ -196,11 +203,11 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	 * although the source has it. With noflush the suspend still waits for
 	 * every write in flight, and the held ones are reissued to the new table.
 	 */
-	b->suspend_from = now_ns();
+	b->suspend_from = clock_now_ns();
 	r = dmctl_suspend(name, 0);
-	b->timing.suspend_ns = now_ns() - b->suspend_from;
+	b->timing.suspend_ns = clock_now_ns() - b->suspend_from;
 	if (r < 0) {
-		snprintf(err, err_len, "cannot suspend /dev/mapper/%s: %s", name, dm_reason(r));
+		snprintf(err, err_len, "cannot suspend /dev/mapper/%s: %s", name, dmctl_error_text(r));
 		dmctl_clear(name);
 	}
 	return r;
@@ -290,7 +297,7 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 	if (dmtable_build_moving(&t, pool_extmap(b->p), devs, pool_extent_sectors(b->p), moves, n,
 				 MIGRATE_REGION_SECTORS) == 0 &&
 	    pool_load_inactive(b->p, &t, scratch, sizeof(scratch)) == 0) {
-		b->suspend_from = now_ns();
+		b->suspend_from = clock_now_ns();
 		if (dmctl_suspend(name, 0) == 0) {
 			dmctl_resume(name);
 			swap_done(b);
@@ -303,7 +310,7 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 
 /*
  * Every mirror is in sync or has failed: switch the synced extents to their
- * destination (DESIGN: load, suspend, commit, resume) and keep the rest where
+ * destination (docs/design.md: load, suspend, commit, resume) and keep the rest where
  * they were.
  */
 static void batch_commit(struct migrate_batch *b)
@@ -370,9 +377,9 @@ static void batch_commit(struct migrate_batch *b)
 	 */
 	if (r == 0 && nr_changed > 0) {
 		fault_point("move-after-suspend");
-		from = now_ns();
+		from = clock_now_ns();
 		r = pool_commit(b->p, changed, nr_changed, b->err, sizeof(b->err));
-		b->timing.commit_ns = now_ns() - from;
+		b->timing.commit_ns = clock_now_ns() - from;
 		b->timing.commit_bytes = pool_commit_bytes(b->p);
 		if (r < 0) {
 			dmctl_clear(name);
@@ -406,16 +413,16 @@ static void batch_commit(struct migrate_batch *b)
 		batch_end(b, r);
 		return;
 	}
-	from = now_ns();
+	from = clock_now_ns();
 	r = dmctl_resume(name);
-	b->timing.resume_ns = now_ns() - from;
+	b->timing.resume_ns = clock_now_ns() - from;
 	if (r < 0) {
 		/* The new table is committed and loaded; try once more, then say so. */
 		r = dmctl_resume(name);
 		if (r < 0)
 			snprintf(b->err, sizeof(b->err),
 				 "cannot resume /dev/mapper/%s: %s (its I/O waits; restart tierd)", name,
-				 dm_reason(r));
+				 dmctl_error_text(r));
 	}
 	if (r == 0) {
 		swap_done(b);
@@ -427,7 +434,7 @@ static void batch_commit(struct migrate_batch *b)
 static void batch_check(struct migrate_batch *b, bool by_event)
 {
 	if (batch_check_mirrors(b) == 0) {
-		b->timing.copy_ns = now_ns() - b->copy_from;
+		b->timing.copy_ns = clock_now_ns() - b->copy_from;
 		b->timing.in_sync_by_event = by_event;
 		fault_point("move-in-sync");
 		batch_commit(b);
@@ -521,7 +528,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		b->events_fd = -1;
 	}
 	/* The mirrors take over from the linear targets: src stays authoritative. */
-	b->suspend_from = now_ns();
+	b->suspend_from = clock_now_ns();
 	r = dmctl_suspend(name, 1);
 	if (r == 0) {
 		fault_point("move-mirror-suspended");
@@ -529,13 +536,13 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	}
 	if (r < 0) {
 		snprintf(err, err_len, "cannot start the copy on /dev/mapper/%s: %s", name,
-			 dm_reason(r));
+			 dmctl_error_text(r));
 		dmctl_clear(name);
 		dmctl_resume(name);
 		goto fail;
 	}
-	b->timing.mirror_stall_ns = now_ns() - b->suspend_from;
-	b->copy_from = now_ns();
+	b->timing.mirror_stall_ns = clock_now_ns() - b->suspend_from;
+	b->copy_from = clock_now_ns();
 	fault_point("move-copying");
 	if (b->events_fd >= 0) {
 		ev_io_init(&b->events, batch_event, b->events_fd, EV_READ);
@@ -561,14 +568,4 @@ void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uin
 {
 	*copied = b->copied;
 	*total = b->total;
-}
-
-void migrate_batch_timing(const struct migrate_batch *b, struct migrate_timing *t)
-{
-	*t = b->timing;
-}
-
-uint64_t migrate_batch_stall_ns(const struct migrate_batch *b)
-{
-	return b->timing.stall_ns;
 }

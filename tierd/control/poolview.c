@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* poolview: pools, tiers, jobs and heat as the protocol's JSON objects. */
+#include "poolview.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "metadata.h"
+
+static void add_u64(json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static json_object *device_json(const struct pool_dev_report *d)
+{
+	json_object *o = json_object_new_object();
+	char uuid[37];
+
+	metadata_uuid_format(d->uuid, uuid);
+	json_object_object_add(o, "path", json_object_new_string(d->path));
+	json_object_object_add(o, "uuid", json_object_new_string(uuid));
+	add_u64(o, "size_bytes", d->size_bytes);
+	add_u64(o, "logical_block_size", d->logical_block_size);
+	add_u64(o, "data_offset", d->data_offset);
+	add_u64(o, "total_extents", d->total_extents);
+	add_u64(o, "used_extents", d->used_extents);
+	add_u64(o, "free_extents", d->total_extents - d->used_extents);
+	add_u64(o, "reserved_extents", d->reserved_extents);
+	return o;
+}
+
+/* NULL when the pool has no device of that tier. */
+static json_object *tier_json(const struct pool_report *r, enum metadata_tier tier,
+			      bool paths_only)
+{
+	const struct pool_tier_report *t = &r->tiers[tier];
+	json_object *o, *devs;
+
+	if (!t->present)
+		return NULL;
+	o = json_object_new_object();
+	devs = json_object_new_array();
+	for (unsigned i = 0; i < r->nr_devs; i++) {
+		const struct pool_dev_report *d = &r->devs[i];
+
+		if (d->tier == tier)
+			json_object_array_add(devs, paths_only ? json_object_new_string(d->path) :
+								 device_json(d));
+	}
+	json_object_object_add(o, "name", json_object_new_string(metadata_tier_name(tier)));
+	json_object_object_add(o, "class", json_object_new_string(metadata_tier_name(tier)));
+	add_u64(o, "size_bytes", t->size_bytes);
+	add_u64(o, "total_extents", t->total_extents);
+	add_u64(o, "used_extents", t->used_extents);
+	add_u64(o, "free_extents", t->total_extents - t->used_extents);
+	json_object_object_add(o, "devices", devs);
+	return o;
+}
+
+static json_object *tiers_json(const struct pool_report *r, bool paths_only)
+{
+	static const enum metadata_tier order[] = { METADATA_TIER_SSD, METADATA_TIER_HDD };
+	json_object *tiers = json_object_new_array(), *t;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if ((t = tier_json(r, order[i], paths_only)))
+			json_object_array_add(tiers, t);
+	return tiers;
+}
+
+json_object *poolview_tiers_json(const struct pool *p, bool paths_only)
+{
+	struct pool_report r;
+
+	pool_get_report(p, &r);
+	return tiers_json(&r, paths_only);
+}
+
+static json_object *heat_status_json(const struct pool_heat_report *h)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "enabled", json_object_new_boolean(h->enabled));
+	add_u64(o, "areas", h->areas);
+	add_u64(o, "kernel_bytes_per_area", h->kernel_bytes_per_area);
+	add_u64(o, "kernel_bytes", h->kernel_bytes);
+	add_u64(o, "limit_bytes", h->limit_bytes);
+	add_u64(o, "half_life_seconds", h->half_life_s);
+	if (!h->enabled && h->reason[0])
+		json_object_object_add(o, "reason", json_object_new_string(h->reason));
+	return o;
+}
+
+json_object *poolview_job_json(const struct pool *p)
+{
+	struct job_report j;
+	json_object *o, *batch;
+
+	if (job_get_report(p, &j) < 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "what", json_object_new_string(j.what));
+	add_u64(o, "done", j.done);
+	add_u64(o, "total", j.total);
+	add_u64(o, "moved", j.moved);
+	add_u64(o, "failed", j.failed);
+	json_object_object_add(o, "paused", json_object_new_boolean(j.paused));
+	json_object_object_add(o, "waiting", j.waiting[0] ? json_object_new_string(j.waiting) : NULL);
+	batch = json_object_new_array();
+	for (size_t i = 0; i < j.nr_batch; i++) {
+		const struct job_report_move *m = &j.batch[i];
+		json_object *mo = json_object_new_object();
+
+		add_u64(mo, "extent", m->le);
+		json_object_object_add(mo, "from", json_object_new_string(
+			m->from < 0 ? "?" : metadata_tier_name((enum metadata_tier)m->from)));
+		json_object_object_add(mo, "to", json_object_new_string(metadata_tier_name(m->to)));
+		json_object_array_add(batch, mo);
+	}
+	json_object_object_add(o, "batch", batch);
+	add_u64(o, "batch_regions_copied", j.batch_regions_copied);
+	add_u64(o, "batch_regions", j.batch_regions);
+	return o;
+}
+
+json_object *poolview_pool_json(const struct pool *p)
+{
+	json_object *o = json_object_new_object();
+	char uuid[37], dm[PATH_MAX];
+	struct pool_report r;
+
+	pool_get_report(p, &r);
+	metadata_uuid_format(r.uuid, uuid);
+	snprintf(dm, sizeof(dm), "/dev/mapper/%s", r.name);
+	json_object_object_add(o, "name", json_object_new_string(r.name));
+	json_object_object_add(o, "uuid", json_object_new_string(uuid));
+	json_object_object_add(o, "state", json_object_new_string(r.active ? "active" : "inactive"));
+	json_object_object_add(o, "dm_device", json_object_new_string(dm));
+	add_u64(o, "extent_size", r.extent_size);
+	add_u64(o, "size_bytes", (uint64_t)r.extents * r.extent_size);
+	add_u64(o, "extents", r.extents);
+	json_object_object_add(o, "ssd_grows_volume", json_object_new_boolean(r.ssd_grows_volume));
+	add_u64(o, "metadata_generation", r.generation);
+	json_object_object_add(o, "tiers", tiers_json(&r, false));
+	json_object_object_add(o, "heat", heat_status_json(&r.heat));
+	json_object_object_add(o, "job", poolview_job_json(p));
+	return o;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b, *nx, *ny;
+
+	json_object_object_get_ex(x, "name", &nx);
+	json_object_object_get_ex(y, "name", &ny);
+	return strcmp(json_object_get_string(nx), json_object_get_string(ny));
+}
+
+static int add_pool(struct pool *p, void *ctx)
+{
+	json_object_array_add(ctx, poolview_pool_json(p));
+	return 0;
+}
+
+json_object *poolview_pools_json(struct pools *ps)
+{
+	json_object *a = json_object_new_array();
+
+	pools_for_each(ps, add_pool, a);
+	json_object_array_sort(a, by_name);
+	return a;
+}
+
+json_object *poolview_heat_json(const struct pool *p, uint32_t top)
+{
+	json_object *a = json_object_new_array();
+	struct pool_hot_extent *v = NULL;
+	uint64_t extent_size = pool_extent_size(p);
+	uint32_t n = 0;
+
+	if (pool_heat_top(p, top, &v, &n) < 0)
+		n = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		add_u64(o, "extent", v[i].le);
+		add_u64(o, "offset", (uint64_t)v[i].le * extent_size);
+		json_object_object_add(o, "tier", json_object_new_string(
+			v[i].tier < 0 ? "none" : metadata_tier_name((enum metadata_tier)v[i].tier)));
+		json_object_object_add(o, "heat", json_object_new_double(v[i].heat));
+		add_u64(o, "reads", v[i].reads);
+		add_u64(o, "writes", v[i].writes);
+		json_object_array_add(a, o);
+	}
+	free(v);
+	return a;
+}

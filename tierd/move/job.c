@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* job: the job engine: any ordered list of moves, in batches, within limits. */
+#include "job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <ev.h>
+
+#include "clock.h"
+#include "devload.h"
+#include "dmctl.h"
+#include "job-internal.h"
+#include "log.h"
+#include "migrate.h"
+#include "pool-internal.h"
+#include "size.h"
+#include "ucopy.h"
+
+static void job_finish(struct pool_job *job, int r, const char *err)
+{
+	struct pool *p = job->p;
+	char msg[POOL_ERR_MAX];
+
+	snprintf(msg, sizeof(msg), "%s", err ? err : "");
+	if (r == 0 && job->detach) {
+		if (job->failed)
+			r = errbuf_fail(-EIO, msg, sizeof(msg),
+					"%llu extents could not be moved off %s (I/O errors, see the log);"
+					" it stays attached", (unsigned long long)job->failed,
+					p->sp.paths[job->detach_dev]);
+		else
+			r = pool_release_device(p, job->detach_dev, msg, sizeof(msg));
+	}
+	ev_timer_stop(job->loop, &job->kick);
+	ev_io_stop(job->loop, &job->copy_watch);
+	ucopy_close(job->ucopy);
+	if (job->offline && !p->active)
+		pool_close_devices(p);
+	pool_set_job(p, NULL, NULL);
+	job->done(p, r, msg, job->moved, job->failed, job->ctx);
+	free(job->moves);
+	free(job);
+}
+
+static void job_next(struct pool_job *job);
+
+static void job_wait(struct pool_job *job, const char *why, double seconds)
+{
+	job->waiting = why;
+	ev_timer_stop(job->loop, &job->kick);
+	ev_timer_set(&job->kick, seconds, 0.);
+	ev_timer_start(job->loop, &job->kick);
+}
+
+/* What the batch moved, into the pool's history, the caller's counters and the residency clock. */
+static void job_account(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	struct state_moves delta = { 0 };
+	uint64_t bytes = p->sp.meta.extent_size;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		int up = p->sp.meta.devs[it->dev].tier == METADATA_TIER_SSD;
+
+		if (it->result != 0) {
+			job->failed++;
+			delta.failed++;
+			log_err("pool %s: extent %u could not move to %s (a device failed); it stays where"
+				" it was", p->sp.meta.name, it->le, p->sp.paths[it->dev]);
+			continue;
+		}
+		job->moved++;
+		if (up) {
+			delta.promoted_extents++;
+			delta.promoted_bytes += bytes;
+		} else {
+			delta.demoted_extents++;
+			delta.demoted_bytes += bytes;
+		}
+		pool_heat_moved(p, it->le, now);
+	}
+	if (job->moved_out) {
+		job->moved_out->promoted_extents += delta.promoted_extents;
+		job->moved_out->demoted_extents += delta.demoted_extents;
+		job->moved_out->promoted_bytes += delta.promoted_bytes;
+		job->moved_out->demoted_bytes += delta.demoted_bytes;
+		job->moved_out->failed += delta.failed;
+	}
+	if (state_moves_add(p->ps->state, p->sp.id, now / 60, &delta) < 0)
+		log_warn("pool %s: cannot record the moves in the history: %s", p->sp.meta.name,
+			 state_last_error(p->ps->state));
+	/* Moved extents lost their intent in the commit; failed ones end here. */
+	if (state_intents_clear(p->ps->state, p->sp.id, NULL) < 0)
+		log_warn("pool %s: cannot clear migration intents: %s", p->sp.meta.name,
+			 state_last_error(p->ps->state));
+}
+
+void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
+{
+	struct pool_job *job = ctx;
+	uint64_t bytes = (uint64_t)job->nr_items * job->p->sp.meta.extent_size;
+
+	(void)b;
+	job->batch = NULL;
+	job_account(job);
+	job->nr_items = 0;
+	if (r < 0) {
+		job_finish(job, r, err);
+		return;
+	}
+	if (job->limits.rate)
+		job->next_batch_ns = clock_now_ns() + (uint64_t)((double)bytes / (double)job->limits.rate * 1e9);
+	job->load_ok = devload_read(job->p->dm_major, job->p->dm_minor, &job->load) == 0;
+	job->progress(job->p, job->what, job->started, job->nr, job->ctx);
+	job_next(job);
+}
+
+/*
+ * Whether a batch may start now and how many extents it may hold; otherwise
+ * the job waits (a timer calls job_next again). Off: always, full batches.
+ * Throttled: waits while the volume is busy, up to JOB_THROTTLED_MAX_WAITS
+ * windows, then moves one extent. Idle: waits until the volume is quiet.
+ */
+static size_t job_admit(struct pool_job *job)
+{
+	struct devload_sample cur;
+	uint64_t now = clock_now_ns();
+	double busy, elapsed;
+
+	if (job->paused) {
+		job->waiting = "paused";
+		return 0;
+	}
+	if (job->next_batch_ns > now) {
+		job_wait(job, "rate", (double)(job->next_batch_ns - now) / 1e9);
+		return 0;
+	}
+	if (job->limits.io == JOB_IO_OFF)
+		return JOB_BATCH;
+	if (!job->load_ok || devload_read(job->p->dm_major, job->p->dm_minor, &cur) < 0) {
+		job->load_ok = devload_read(job->p->dm_major, job->p->dm_minor, &job->load) == 0;
+		if (!job->load_ok)
+			return JOB_BATCH; /* no counters: cannot tell, do not stall forever */
+		job_wait(job, job->limits.io == JOB_IO_IDLE ? "idle" : "busy", JOB_LOAD_WINDOW);
+		return 0;
+	}
+	elapsed = (double)(cur.at_ns - job->load.at_ns) / 1e9;
+	if (elapsed < JOB_LOAD_WINDOW * 0.9) {
+		job_wait(job, job->limits.io == JOB_IO_IDLE ? "idle" : "busy",
+			 JOB_LOAD_WINDOW - elapsed);
+		return 0;
+	}
+	busy = devload_busy(&job->load, &cur);
+	job->load = cur;
+	if (job->limits.io == JOB_IO_IDLE) {
+		if (busy >= JOB_BUSY_IDLE) {
+			job_wait(job, "idle", JOB_LOAD_WINDOW);
+			return 0;
+		}
+		return JOB_BATCH;
+	}
+	if (busy < JOB_BUSY_THROTTLED) {
+		job->busy_waits = 0;
+		return JOB_BATCH;
+	}
+	if (++job->busy_waits <= JOB_THROTTLED_MAX_WAITS) {
+		job_wait(job, "busy", JOB_LOAD_WINDOW);
+		return 0;
+	}
+	job->busy_waits = 0;
+	return 1;
+}
+
+static void job_record_intents(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	struct state_intent v[JOB_BATCH];
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		struct extmap_loc src = extmap_get(&p->sp.map, job->items[i].le);
+
+		v[i] = (struct state_intent){ .le = job->items[i].le, .src_dev = src.dev,
+					      .src_pe = src.pe, .dst_dev = (uint16_t)job->items[i].dev,
+					      .dst_pe = job->items[i].pe };
+	}
+	if (state_intents_add(p->ps->state, p->sp.id, v, job->nr_items, time(NULL)) < 0)
+		log_warn("pool %s: cannot record the migration intents: %s", p->sp.meta.name,
+			 state_last_error(p->ps->state));
+}
+
+/*
+ * The reserve batch_next() keeps free on each device: a move may use a
+ * device's swap reserve only to make room on the other tier, so only
+ * promotions to an SSD keep off it, and a detach may use it all.
+ */
+static void job_reserves(const struct pool_job *job, uint32_t reserve[EXTMAP_MAX_DEVS])
+{
+	const struct pool *p = job->p;
+
+	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++) {
+		bool none = job->detach || dev >= p->sp.map.nr_devs ||
+			    p->sp.meta.devs[dev].tier == METADATA_TIER_HDD;
+
+		reserve[dev] = none ? 0 : p->sp.meta.devs[dev].reserve_pe;
+	}
+}
+
+static void job_next(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	char err[POOL_ERR_MAX];
+	uint32_t reserve[EXTMAP_MAX_DEVS];
+	struct batch_item picked[JOB_BATCH];
+	size_t n, max, left;
+	int r;
+
+	if (job->limits.deadline && time(NULL) >= job->limits.deadline) {
+		job_finish(job, -ETIME, "the tiering window closed");
+		return;
+	}
+	if (!batch_pending(job->moves, job->nr, &job->first_waiting)) {
+		job_finish(job, 0, NULL);
+		return;
+	}
+	max = job_admit(job);
+	if (max == 0)
+		return;
+	if (max > JOB_BATCH)
+		max = JOB_BATCH;
+	job->waiting = "";
+	job_reserves(job, reserve);
+	n = batch_next(&p->sp.map, job->moves, job->nr, &job->first_waiting, reserve, max,
+		       JOB_LOOKAHEAD, picked, &job->started);
+	if (n == 0) {
+		left = batch_waiting(job->moves, job->nr, job->first_waiting);
+		if (left) {
+			snprintf(err, sizeof(err), "%zu extents could not move: no free extents left on"
+				 " their destination", left);
+			job_finish(job, -ENOSPC, err);
+			return;
+		}
+		job_finish(job, 0, NULL);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		job->items[i] = (struct migrate_item){ .le = picked[i].le, .dev = picked[i].dev,
+						       .pe = picked[i].pe };
+	job->nr_items = n;
+	job_record_intents(job);
+	r = job->offline ? job_offline_start(job, err, sizeof(err)) :
+			   migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job,
+					       &job->batch, err, sizeof(err));
+	if (r < 0) {
+		job->nr_items = 0;
+		job_finish(job, r, err);
+	}
+}
+
+/* ---- moves without a volume: tierd copies with io_uring (ucopy.c) ---- */
+
+static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	job_next(w->data);
+}
+
+static int job_start(struct pool *p, struct ev_loop *loop, struct batch_move *moves, size_t nr,
+		     const struct job_limits *limits, job_progress_fn progress,
+		     job_done_fn done, void *ctx, struct pool_job **out, char *err, size_t err_len)
+{
+	struct pool_job *job = calloc(1, sizeof(*job));
+
+	if (!job) {
+		free(moves);
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	}
+	job->p = p;
+	job->loop = loop;
+	job->moves = moves;
+	job->nr = nr;
+	if (limits)
+		job->limits = *limits;
+	job->waiting = "";
+	job->progress = progress;
+	job->done = done;
+	job->ctx = ctx;
+	if (!p->active) {
+		int r = job_offline_prepare(p, job, err, err_len);
+
+		if (r < 0) {
+			free(moves);
+			free(job);
+			return r;
+		}
+	}
+	if (p->active) {
+		struct dmctl_info info;
+
+		/* The volume's device number, for its load: created or activated, it may be new. */
+		if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+			p->dm_major = info.major;
+			p->dm_minor = info.minor;
+		}
+	}
+	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
+	ev_timer_init(&job->kick, job_kick, 0., 0.);
+	job->kick.data = job;
+	ev_timer_start(loop, &job->kick);
+	pool_set_job(p, job, job->what);
+	*out = job;
+	return 0;
+}
+
+/* The extents of [first, first + count) that are (on) or are not on dev, to move to to_dev. */
+static int extents_by_dev(const struct pool *p, uint32_t first, uint32_t count, unsigned dev,
+			  bool on, unsigned to_dev, struct batch_move **moves, size_t *nr)
+{
+	struct batch_move *v = malloc(((size_t)count + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t le = first; le < first + count; le++)
+		if ((extmap_get(&p->sp.map, le).dev == dev) == on)
+			v[n++] = (struct batch_move){ .le = le, .dev = (uint16_t)to_dev };
+	*moves = v;
+	*nr = n;
+	return 0;
+}
+
+int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count, bool to_ssd,
+		   const struct job_limits *limits, job_progress_fn progress, job_done_fn done,
+		   void *ctx, char *err, size_t err_len)
+{
+	int ssd = pool_ssd_dev(p), r;
+	unsigned to = to_ssd ? (unsigned)ssd : 0;
+	struct batch_move *moves;
+	struct pool_job *job;
+	size_t nr;
+
+	r = pool_check_idle(p, false, err, err_len);
+	if (r < 0)
+		return r;
+	if (to_ssd && ssd < 0)
+		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
+				   p->sp.meta.name);
+	if (count == 0 || first >= p->sp.map.nr_logical || count > p->sp.map.nr_logical - first)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s has extents 0 to %u",
+				   p->sp.meta.name, p->sp.map.nr_logical - 1);
+	r = extents_by_dev(p, first, count, to, false, to, &moves, &nr);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "out of memory");
+	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job, err,
+		      err_len);
+	if (r < 0)
+		return r;
+	snprintf(job->what, sizeof(job->what), "moving extents %u-%u to the %s tier", first,
+		 first + count - 1, to_ssd ? "SSD" : "HDD");
+	return 0;
+}
+
+int job_move_list(struct pool *p, struct ev_loop *loop, const struct job_move_req *req, size_t nr,
+		  const struct job_limits *limits, const char *what, struct state_moves *moved,
+		  job_progress_fn progress, job_done_fn done, void *ctx, char *err, size_t err_len)
+{
+	int ssd = pool_ssd_dev(p), r;
+	struct batch_move *moves;
+	struct pool_job *job;
+
+	r = pool_check_idle(p, false, err, err_len);
+	if (r < 0)
+		return r;
+	if (ssd < 0)
+		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
+				   p->sp.meta.name);
+	moves = calloc(nr + 1, sizeof(*moves));
+	if (!moves)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	for (size_t i = 0; i < nr; i++) {
+		if (req[i].le >= p->sp.map.nr_logical) {
+			free(moves);
+			return errbuf_fail(-EINVAL, err, err_len, "pool %s has extents 0 to %u",
+					   p->sp.meta.name, p->sp.map.nr_logical - 1);
+		}
+		moves[i] = (struct batch_move){ .le = req[i].le,
+						   .dev = (uint16_t)(req[i].to_ssd ? ssd : 0) };
+	}
+	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job, err,
+		      err_len);
+	if (r < 0)
+		return r;
+	job->moved_out = moved;
+	snprintf(job->what, sizeof(job->what), "%s", what);
+	return 0;
+}
+
+void job_pause(struct pool *p, bool paused)
+{
+	struct pool_job *job = p->job;
+
+	if (!job || job->paused == paused)
+		return;
+	job->paused = paused;
+	/* A waiting job looks again now; a batch in flight ends first. */
+	if (!paused && !job->batch)
+		job_wait(job, "", 0.);
+}
+
+bool job_paused(const struct pool *p)
+{
+	return p->job && p->job->paused;
+}
+
+int job_get_report(const struct pool *p, struct job_report *out)
+{
+	const struct pool_job *job = p->job;
+
+	if (!job)
+		return -ENOENT;
+	*out = (struct job_report){
+		.what = job->what, .done = job->started, .total = job->nr, .moved = job->moved,
+		.failed = job->failed, .paused = job->paused, .waiting = job->waiting,
+	};
+	for (size_t i = 0; job->batch && i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		struct extmap_loc src = extmap_get(&p->sp.map, it->le);
+
+		out->batch[out->nr_batch++] = (struct job_report_move){
+			.le = it->le,
+			.from = src.dev < p->sp.meta.nr_devs ? (int)p->sp.meta.devs[src.dev].tier : -1,
+			.to = p->sp.meta.devs[it->dev].tier,
+		};
+	}
+	if (job->batch)
+		migrate_batch_progress(job->batch, &out->batch_regions_copied, &out->batch_regions);
+	return 0;
+}
+
+int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
+	       job_progress_fn progress, job_done_fn done, void *ctx, char *err, size_t err_len)
+{
+	int dev = pool_ssd_dev(p), r;
+	struct batch_move *moves;
+	struct pool_job *job;
+	size_t nr;
+
+	r = pool_check_idle(p, true, err, err_len);
+	if (r < 0)
+		return r;
+	if (dev < 0)
+		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
+				   p->sp.meta.name);
+	if (!pool_same_device(ssd, p->sp.paths[dev]))
+		return errbuf_fail(-ENODEV, err, err_len,
+				   "%s is not the SSD of pool %s (that is %s)", ssd, p->sp.meta.name,
+				   p->sp.paths[dev]);
+	if (p->sp.meta.flags & METADATA_POOL_SSD_GROWS) {
+		const struct metadata_dev *d = &p->sp.meta.devs[dev];
+		uint64_t keep = (uint64_t)(p->sp.map.nr_logical - (d->nr_pe - d->reserve_pe)) *
+				p->sp.meta.extent_size;
+		char human[SIZE_FORMAT_MAX];
+
+		if (!shrink)
+			return errbuf_fail(-EBUSY, err, err_len,
+					   "the SSD's capacity is part of /dev/mapper/%s: shrink its filesystem"
+					   " to at most %s (%llu bytes) first, then detach with --shrink",
+					   p->sp.meta.name, size_format(keep, human, sizeof(human)),
+					   (unsigned long long)keep);
+		r = pool_shrink_by(p, (unsigned)dev, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, 0, &moves, &nr);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "out of memory");
+	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job, err,
+		      err_len);
+	if (r < 0)
+		return r;
+	job->detach = 1;
+	job->detach_dev = (unsigned)dev;
+	snprintf(job->what, sizeof(job->what), "evacuating %s", p->sp.paths[dev]);
+	return 0;
+}

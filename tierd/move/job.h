@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * job: the job engine. Carries out any ordered list of moves of one pool in
+ * batches, within a rate cap, I/O awareness and a deadline, pausable: live
+ * through the kernel's mirror (migrate.c) while the pool is active, by
+ * tierd's own io_uring copy (offline.c) while it is not. One job per pool.
+ */
+#ifndef TIERD_JOB_H
+#define TIERD_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metadata.h"
+#include "pool.h"
+#include "state.h"
+
+struct ev_loop;
+
+/* Progress of a running job: done of total extents. */
+typedef void (*job_progress_fn)(struct pool *p, const char *what, uint64_t done, uint64_t total,
+				void *ctx);
+/* The job ended: r is 0 or -errno with err set; moved/failed extents counted. */
+typedef void (*job_done_fn)(struct pool *p, int r, const char *err, uint64_t moved,
+			    uint64_t failed, void *ctx);
+
+/* I/O awareness (docs/migration.md): whether batches wait for a quiet volume. */
+enum job_io { JOB_IO_OFF, JOB_IO_THROTTLED, JOB_IO_IDLE };
+
+/* Limits of a list of moves (docs/migration.md, docs/schedule.md). */
+struct job_limits {
+	uint64_t rate;              /* bytes per second, 0: no cap */
+	enum job_io io;
+	int64_t deadline;           /* unix seconds: no batch starts after it; 0: none */
+};
+
+struct job_move_req {
+	uint32_t le;
+	bool to_ssd;
+};
+
+/*
+ * Move the extents [first, first + count) to the tier's devices. Starts and
+ * returns; progress and done follow from the event loop.
+ */
+int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
+		   bool to_ssd, const struct job_limits *limits, job_progress_fn progress,
+		   job_done_fn done, void *ctx, char *err, size_t err_len);
+
+/*
+ * Move extents in the order given, in batches, within limits. A move whose
+ * destination is full waits until a later batch frees room (a swap: the
+ * demotion before it commits first). moved (may be NULL) counts what moved,
+ * batch by batch, until done. done gets -ETIME when the deadline stopped the
+ * job, -ENOSPC when moves were left that could never find room.
+ */
+int job_move_list(struct pool *p, struct ev_loop *loop, const struct job_move_req *moves,
+		  size_t nr, const struct job_limits *limits, const char *what,
+		  struct state_moves *moved, job_progress_fn progress, job_done_fn done,
+		  void *ctx, char *err, size_t err_len);
+
+/*
+ * Detach the SSD: with shrink, first drop the SSD's capacity from the end of
+ * the volume; then move every extent still on the SSD to the HDD, live, and
+ * release the SSD (its superblock wiped).
+ */
+int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
+	       job_progress_fn progress, job_done_fn done, void *ctx, char *err, size_t err_len);
+
+/* A paused job finishes its batch, then waits; nothing when the pool is idle. */
+void job_pause(struct pool *p, bool paused);
+bool job_paused(const struct pool *p);
+
+/* Extents per table swap: more copy at once, but a longer commit while suspended. */
+#define JOB_BATCH 16
+
+struct job_report_move {
+	uint32_t le;
+	int from;                 /* enum metadata_tier, -1 if the source is not known */
+	enum metadata_tier to;
+};
+
+struct job_report {
+	const char *what;
+	uint64_t done, total, moved, failed;
+	bool paused;
+	/* Why no batch runs now: "" (one does or will), "paused", "rate", "busy", "idle". */
+	const char *waiting;
+	size_t nr_batch;          /* the batch in flight */
+	struct job_report_move batch[JOB_BATCH];
+	uint64_t batch_regions_copied, batch_regions;
+};
+
+/* The pool's running job; -ENOENT when it runs none. Strings point into the job. */
+int job_get_report(const struct pool *p, struct job_report *out);
+
+#endif

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* attach: adding an SSD tier to a pool, shrinking its share, releasing it. */
+#include "pool-internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blockdev.h"
+#include "fault.h"
+#include "log.h"
+#include "size.h"
+
+/* ---- attach ------------------------------------------------------------------------ */
+
+int pool_ssd_dev(const struct pool *p)
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sp.meta.devs[i].tier == METADATA_TIER_SSD)
+			return (int)i;
+	return -1;
+}
+
+/* Extents the smallest metadata slot of the pool can describe. */
+static uint32_t pool_max_logical(const struct pool *p, const struct metadata_sb *extra)
+{
+	uint32_t max = extra ? metadata_slot_max_logical(extra->slot_bytes) : UINT32_MAX;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		uint32_t m = metadata_slot_max_logical(p->sb[i].slot_bytes);
+
+		if (m < max)
+			max = m;
+	}
+	return max;
+}
+
+int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool force,
+		char *err, size_t err_len)
+{
+	struct pool_new_dev nd = { .fd = -1 };
+	struct metadata_dev *d;
+	uint32_t old_logical = p->sp.map.nr_logical, usable, max_logical;
+	unsigned dev, hdd_lbs = p->sp.meta.devs[0].logical_block_size;
+	char size[SIZE_FORMAT_MAX];
+	int r, ssd_dev = pool_ssd_dev(p);
+
+	if (!p->active)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
+				   p->sp.meta.name);
+	if (ssd_dev >= 0)
+		return errbuf_fail(-EEXIST, err, err_len, "pool %s already has an SSD tier (%s)",
+				   p->sp.meta.name, p->sp.paths[ssd_dev]);
+	r = pool_check_new_device(ps, ssd, force, p, &nd, err, err_len);
+	if (r < 0)
+		goto out;
+	if (nd.info.logical_block_size != hdd_lbs) {
+		r = errbuf_fail(-EINVAL, err, err_len,
+				"logical block sizes differ: %s has %u bytes, pool %s %u; tierd needs"
+				" equal ones (see docs/pools.md)", ssd, nd.info.logical_block_size,
+				p->sp.meta.name, hdd_lbs);
+		goto out;
+	}
+	max_logical = pool_max_logical(p, NULL);
+	r = pool_layout_new_device(&nd, p->sp.meta.extent_size, max_logical, err, err_len);
+	if (r < 0)
+		goto out;
+	usable = nd.sb.nr_pe - pool_reserve_for(nd.sb.nr_pe);
+	if (grow && (uint64_t)old_logical + usable > max_logical) {
+		r = errbuf_fail(-ENOSPC, err, err_len,
+				"pool %s's metadata area holds at most %u extents; %s would make %llu;"
+				" attach it with --no-grow", p->sp.meta.name, max_logical, ssd,
+				(unsigned long long)old_logical + usable);
+		goto out;
+	}
+	r = pool_random_uuid(nd.sb.dev_uuid);
+	if (r < 0)
+		goto out;
+	memcpy(nd.sb.pool_uuid, p->sp.meta.uuid, 16);
+	snprintf(nd.sb.pool_name, sizeof(nd.sb.pool_name), "%s", p->sp.meta.name);
+
+	r = extmap_add_dev(&p->sp.map, nd.sb.nr_pe, &dev);
+	if (r == 0 && grow) {
+		r = extmap_resize_logical(&p->sp.map, old_logical + usable);
+		if (r == 0)
+			r = pool_map_run(&p->sp.map, old_logical, dev, usable);
+	}
+	if (r < 0) {
+		errbuf_set(err, err_len, "pool %s: cannot extend its extent map: %s",
+			   p->sp.meta.name, strerror(-r));
+		goto undo_map;
+	}
+	d = &p->sp.meta.devs[dev];
+	pool_fill_dev(d, &nd, METADATA_TIER_SSD);
+	p->sp.meta.nr_devs++;
+	if (grow)
+		p->sp.meta.flags |= METADATA_POOL_SSD_GROWS;
+	snprintf(p->sp.paths[dev], sizeof(p->sp.paths[dev]), "%s", ssd);
+	p->sb[dev] = nd.sb;
+	p->slot_gen[dev][0] = p->slot_gen[dev][1] = 0;
+
+	/* The SSD first: until the HDD's metadata names it, it is not in the pool. */
+	r = pool_format_device(nd.fd, &nd.sb, err, err_len, ssd);
+	if (r < 0)
+		goto undo_meta;
+	p->fd[dev] = nd.fd;
+	r = pool_write_metadata(p, err, err_len);
+	p->fd[dev] = -1;
+	if (r < 0)
+		goto undo_meta;
+	fault_point("attach-after-devices");
+	r = pool_reopen_device(p, dev, &nd, err, err_len);
+	if (r == 0)
+		r = state_pool_save(ps->state, &p->sp);
+	if (r < 0) {
+		log_err("pool %s: SSD %s attached on the devices but not in the state: %s",
+			p->sp.meta.name, ssd, state_last_error(ps->state));
+		if (!*err)
+			errbuf_set(err, err_len, "pool %s: cannot save the state: %s",
+				   p->sp.meta.name, state_last_error(ps->state));
+		goto out;
+	}
+	if (grow) {
+		r = pool_load_table(p, 0, err, err_len);
+		if (r < 0)
+			goto out;
+		pool_heat_start(p);
+		log_info("pool %s: SSD %s attached, volume grown to %s", p->sp.meta.name, ssd,
+			 size_format((uint64_t)p->sp.map.nr_logical * p->sp.meta.extent_size, size,
+				     sizeof(size)));
+	} else {
+		log_info("pool %s: SSD %s attached without growing the volume", p->sp.meta.name, ssd);
+	}
+	goto out;
+undo_meta:
+	p->sp.meta.nr_devs--;
+	if (grow && !(ssd_dev >= 0))
+		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
+	memset(&p->sp.meta.devs[dev], 0, sizeof(p->sp.meta.devs[dev]));
+undo_map:
+	for (uint32_t le = old_logical; le < p->sp.map.nr_logical; le++)
+		extmap_unmap(&p->sp.map, le);
+	extmap_resize_logical(&p->sp.map, old_logical);
+	if (p->sp.map.nr_devs > p->sp.meta.nr_devs)
+		extmap_remove_dev(&p->sp.map, p->sp.map.nr_devs - 1);
+out:
+	pool_new_dev_close(&nd);
+	return r;
+}
+
+/* After the last extent left the SSD: forget it and wipe its superblock. */
+int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len)
+{
+	struct metadata_dev saved_dev = p->sp.meta.devs[dev];
+	struct metadata_sb saved_sb = p->sb[dev];
+	char path[PATH_MAX];
+	int fd = p->fd[dev], r;
+
+	if (extmap_count_on_dev(&p->sp.map, dev) != 0)
+		return errbuf_fail(-EBUSY, err, err_len, "%s still holds extents",
+				   p->sp.paths[dev]);
+	if (dev != p->sp.meta.nr_devs - 1)
+		return errbuf_fail(-EINVAL, err, err_len, "%s is not the pool's last device",
+				   p->sp.paths[dev]);
+	r = extmap_remove_dev(&p->sp.map, dev);
+	if (r < 0)
+		return pool_fail(p, r, err, err_len, "cannot drop %s from its map: %s",
+				 p->sp.paths[dev], strerror(-r));
+	snprintf(path, sizeof(path), "%s", p->sp.paths[dev]);
+	p->sp.meta.nr_devs--;
+	p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
+	memset(&p->sp.meta.devs[dev], 0, sizeof(p->sp.meta.devs[dev]));
+	p->sp.paths[dev][0] = '\0';
+	p->fd[dev] = -1;
+	/* The remaining devices stop naming it first; then it is free. */
+	r = pool_commit(p, NULL, 0, err, err_len);
+	if (r < 0) {
+		unsigned again;
+
+		p->sp.meta.nr_devs++;
+		p->sp.meta.devs[dev] = saved_dev;
+		snprintf(p->sp.paths[dev], sizeof(p->sp.paths[dev]), "%s", path);
+		p->fd[dev] = fd;
+		extmap_add_dev(&p->sp.map, saved_dev.nr_pe, &again);
+		return r;
+	}
+	if (fd >= 0) {
+		if (pool_wipe_device(fd, &saved_sb) < 0)
+			log_warn("%s: detached, but its superblock could not be wiped", path);
+		close(fd);
+	}
+	log_info("pool %s: %s detached", p->sp.meta.name, path);
+	return 0;
+}
+
+/* Drop the SSD's share of the volume from its end (the filesystem was shrunk). */
+int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len)
+{
+	const struct metadata_dev *d = &p->sp.meta.devs[ssd];
+	uint32_t usable = d->nr_pe - d->reserve_pe, old_n = p->sp.map.nr_logical, new_n;
+	uint64_t hdd_free = 0, needed = 0;
+	struct extmap_loc *tail;
+	int r;
+
+	if (usable >= old_n)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s would be empty without its SSD",
+				   p->sp.meta.name);
+	new_n = old_n - usable;
+	for (uint32_t le = new_n; le < old_n; le++) {
+		struct extmap_loc loc = extmap_get(&p->sp.map, le);
+
+		if (loc.dev != ssd)
+			hdd_free++;
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (i != ssd)
+			hdd_free += p->sp.map.nr_free[i];
+	for (uint32_t le = 0; le < new_n; le++)
+		if (extmap_get(&p->sp.map, le).dev == ssd)
+			needed++;
+	if (needed > hdd_free)
+		return pool_fail(p, -ENOSPC, err, err_len,
+				 "the HDD tier has room for %llu of the %llu extents on the SSD",
+				 (unsigned long long)hdd_free, (unsigned long long)needed);
+	tail = malloc((size_t)usable * sizeof(*tail));
+	if (!tail)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	for (uint32_t le = new_n; le < old_n; le++) {
+		tail[le - new_n] = extmap_get(&p->sp.map, le);
+		extmap_unmap(&p->sp.map, le);
+	}
+	r = extmap_resize_logical(&p->sp.map, new_n);
+	if (r == 0) {
+		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
+		r = pool_commit(p, NULL, 0, err, err_len);
+		if (r < 0) {
+			/* Not committed: the volume keeps its size. */
+			p->sp.meta.flags |= METADATA_POOL_SSD_GROWS;
+			extmap_resize_logical(&p->sp.map, old_n);
+			for (uint32_t le = new_n; le < old_n; le++)
+				extmap_map(&p->sp.map, le, tail[le - new_n].dev, tail[le - new_n].pe);
+		}
+	}
+	free(tail);
+	if (r < 0)
+		return r;
+	r = pool_load_table(p, 0, err, err_len);
+	if (r == 0)
+		pool_heat_start(p);
+	return r;
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devices: finding a pool's devices by uuid, and checking and laying out new ones. */
+#include "pool-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blockdev.h"
+#include "log.h"
+#include "size.h"
+
+/* ---- finding and checking devices ------------------------------------------ */
+
+int pool_open_direct(const char *path, int *fd)
+{
+	*fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+
+/* Open path if it is this pool's device dev (by superblock). */
+static int try_device(struct pool *p, unsigned dev, const char *path)
+{
+	struct metadata_sb sb;
+	int fd, r;
+
+	r = pool_open_direct(path, &fd);
+	if (r < 0)
+		return r;
+	r = pool_read_sb(fd, &sb);
+	if (r == 0 && (memcmp(sb.pool_uuid, p->sp.meta.uuid, 16) != 0 ||
+		       memcmp(sb.dev_uuid, p->sp.meta.devs[dev].uuid, 16) != 0))
+		r = -ENODEV;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	p->fd[dev] = fd;
+	p->sb[dev] = sb;
+	if (path != p->sp.paths[dev]) /* snprintf onto its own argument is undefined */
+		snprintf(p->sp.paths[dev], sizeof(p->sp.paths[dev]), "%s", path);
+	return 0;
+}
+
+/* Device names move between boots (loop0, md127...): look at every block device. */
+static int scan_for_device(struct pool *p, unsigned dev)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+	int r = -ENODEV;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+		if (try_device(p, dev, path) == 0) {
+			r = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int pool_open_devices(struct pool *p, char *err, size_t err_len)
+{
+	char uuid[37];
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		if (p->fd[i] >= 0)
+			continue;
+		if (try_device(p, i, p->sp.paths[i]) == 0)
+			continue;
+		if (scan_for_device(p, i) == 0) {
+			log_info("pool %s: device %u is now %s", p->sp.meta.name, i, p->sp.paths[i]);
+			continue;
+		}
+		metadata_uuid_format(p->sp.meta.devs[i].uuid, uuid);
+		pool_close_devices(p);
+		return pool_fail(p, -ENODEV, err, err_len,
+				 "its %s device %s (last seen at %s) is missing",
+				 p->sp.meta.devs[i].tier == METADATA_TIER_SSD ? "SSD" : "HDD", uuid,
+				 p->sp.paths[i]);
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		for (unsigned s = 0; s < 2; s++)
+			pool_read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL, NULL);
+	return 0;
+}
+
+/*
+ * Switch p to the device list of newer metadata: an attach or a detach that
+ * stopped between the devices' commit and the state's added or dropped one.
+ * Devices kept keep their open fd; a new one is found by its uuid.
+ */
+static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, char *err,
+			     size_t err_len)
+{
+	struct pool *next = pool_new();
+	int reused[METADATA_MAX_DEVS] = { 0 }, from_p[METADATA_MAX_DEVS];
+	char uuid[37];
+
+	if (!next)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	next->sp.meta = *meta;
+	for (unsigned i = 0; i < meta->nr_devs; i++) {
+		unsigned j;
+
+		for (j = 0; j < p->sp.meta.nr_devs &&
+			    memcmp(p->sp.meta.devs[j].uuid, meta->devs[i].uuid, 16); j++)
+			;
+		from_p[i] = j < p->sp.meta.nr_devs ? (int)j : -1;
+		if (from_p[i] >= 0) {
+			next->fd[i] = p->fd[j];
+			next->sb[i] = p->sb[j];
+			memcpy(next->slot_gen[i], p->slot_gen[j], sizeof(next->slot_gen[i]));
+			memcpy(next->sp.paths[i], p->sp.paths[j], sizeof(next->sp.paths[i]));
+			reused[j] = 1;
+		} else if (scan_for_device(next, i) < 0) {
+			metadata_uuid_format(meta->devs[i].uuid, uuid);
+			for (unsigned k = 0; k < i; k++)
+				if (from_p[k] < 0)
+					close(next->fd[k]);
+			for (unsigned k = 0; k < METADATA_MAX_DEVS; k++)
+				next->fd[k] = -1; /* the rest belong to p */
+			pool_free(next);
+			return pool_fail(p, -ENODEV, err, err_len,
+					 "its newest metadata names device %s, which is missing",
+					 uuid);
+		} else {
+			for (unsigned slot = 0; slot < 2; slot++)
+				pool_read_slot(next->fd[i], &next->sb[i], slot,
+					       &next->slot_gen[i][slot], NULL, NULL);
+			log_info("pool %s: %s joins from the newest metadata", p->sp.meta.name,
+				 next->sp.paths[i]);
+		}
+	}
+	for (unsigned j = 0; j < p->sp.meta.nr_devs; j++) {
+		if (reused[j] || p->fd[j] < 0)
+			continue;
+		log_info("pool %s: %s left the pool in the newest metadata", p->sp.meta.name,
+			 p->sp.paths[j]);
+		close(p->fd[j]);
+	}
+	p->sp.meta = *meta;
+	for (unsigned i = 0; i < METADATA_MAX_DEVS; i++) {
+		p->fd[i] = next->fd[i];
+		p->sb[i] = next->sb[i];
+		memcpy(p->slot_gen[i], next->slot_gen[i], sizeof(p->slot_gen[i]));
+		memcpy(p->sp.paths[i], next->sp.paths[i], sizeof(p->sp.paths[i]));
+		next->fd[i] = -1;
+	}
+	pool_free(next);
+	return 0;
+}
+
+/*
+ * The devices are written before the state, so after a crash between the two
+ * a device may hold a newer generation: it is complete, adopt it.
+ */
+int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
+{
+	uint64_t best = p->sp.meta.generation;
+	unsigned best_dev = 0, best_slot = 0;
+	struct metadata_pool meta;
+	struct extmap map;
+	uint64_t gen;
+	int r;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		for (unsigned s = 0; s < 2; s++) {
+			if (p->slot_gen[i][s] > best) {
+				best = p->slot_gen[i][s];
+				best_dev = i;
+				best_slot = s;
+			}
+		}
+	}
+	if (best == p->sp.meta.generation)
+		return 0;
+	r = pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map);
+	if (r < 0 || gen != best)
+		return pool_fail(p, r < 0 ? r : -EIO, err, err_len, "cannot re-read metadata on %s",
+				 p->sp.paths[best_dev]);
+	log_warn("pool %s: metadata generation %llu on %s is newer than the state's %llu; using it",
+		 p->sp.meta.name, (unsigned long long)best, p->sp.paths[best_dev],
+		 (unsigned long long)p->sp.meta.generation);
+	r = pool_take_devices(p, &meta, err, err_len);
+	if (r < 0) {
+		extmap_destroy(&map);
+		return r;
+	}
+	extmap_destroy(&p->sp.map);
+	p->sp.map = map;
+	r = state_pool_save(p->ps->state, &p->sp);
+	if (r < 0)
+		return pool_fail(p, r, err, err_len, "cannot save the state: %s",
+				 state_last_error(p->ps->state));
+	return 0;
+}
+
+/* ---- new devices --------------------------------------------------------------- */
+
+void pool_new_dev_close(struct pool_new_dev *nd)
+{
+	if (nd->fd >= 0)
+		close(nd->fd);
+	nd->fd = -1;
+}
+
+static int pool_has_dev_uuid(const struct pool *p, const uint8_t uuid[16])
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (memcmp(p->sp.meta.devs[i].uuid, uuid, 16) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Everything that makes a device unfit is found here, before anything is
+ * written anywhere. attach_to: the pool an SSD is being attached to (its own
+ * superblock left by an interrupted attach is no obstacle).
+ */
+int pool_check_new_device(struct pools *ps, const char *path, bool force,
+			  const struct pool *attach_to, struct pool_new_dev *nd, char *err,
+			  size_t err_len)
+{
+	char holders[256];
+	int r;
+
+	nd->path = path;
+	nd->fd = -1;
+	if (path[0] != '/')
+		return errbuf_fail(-EINVAL, err, err_len, "%s: give the device as an absolute path",
+				   path);
+	r = blockdev_probe(path, &nd->info);
+	if (r == -ENOENT)
+		return errbuf_fail(r, err, err_len, "%s: no such device", path);
+	if (r == -ENOTBLK)
+		return errbuf_fail(r, err, err_len, "%s: not a block device", path);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "%s: cannot examine it: %s", path,
+				   strerror(-r));
+	if (strcmp(nd->info.signature, "tierd") == 0) {
+		struct metadata_sb sb = { .pool_name = "?" };
+		struct pool *owner = NULL;
+		int fd;
+
+		if (pool_open_direct(path, &fd) == 0) {
+			if (pool_read_sb(fd, &sb) == 0)
+				owner = pools_find_uuid(ps, sb.pool_uuid);
+			close(fd);
+		}
+		if (owner && pool_has_dev_uuid(owner, sb.dev_uuid))
+			return errbuf_fail(-EBUSY, err, err_len, "%s already belongs to pool %s",
+					   path, owner->sp.meta.name);
+		/* Left by an attach or detach of that pool that did not finish. */
+		if (owner && owner != attach_to && !force)
+			return errbuf_fail(-EEXIST, err, err_len,
+					   "%s carries a leftover superblock of pool %s, which does not use"
+					   " it; use --force to overwrite it", path,
+					   owner->sp.meta.name);
+		if (!owner && !force)
+			return errbuf_fail(-EEXIST, err, err_len,
+					   "%s belongs to tierd pool '%s', unknown here: import it with"
+					   " 'tierctl pool import', or use --force to overwrite it",
+					   path, sb.pool_name);
+	} else if (nd->info.signature[0] && !force) {
+		if (strncmp(nd->info.signature, "pt:", 3) == 0)
+			return errbuf_fail(-EEXIST, err, err_len,
+					   "%s has a %s partition table; use --force to overwrite it",
+					   path, nd->info.signature + 3);
+		return errbuf_fail(-EEXIST, err, err_len,
+				   "%s has a %s signature; use --force to overwrite it", path,
+				   nd->info.signature);
+	}
+	r = blockdev_open_exclusive(path, O_RDWR | O_DIRECT | O_CLOEXEC, &nd->fd);
+	if (r == -EBUSY) {
+		if (blockdev_holders(path, holders, sizeof(holders)) == 0 && holders[0])
+			return errbuf_fail(r, err, err_len, "%s is in use (held by %s)", path,
+					   holders);
+		return errbuf_fail(r, err, err_len,
+				   "%s is in use (mounted or open by another program)", path);
+	}
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "%s: cannot open it: %s", path, strerror(-r));
+	return 0;
+}
+
+/* Checked before the exclusive opens, which would otherwise report "in use". */
+int pool_same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && S_ISBLK(sa.st_mode) &&
+	       sa.st_rdev == sb.st_rdev;
+}
+
+/* Lay out nd for a pool whose metadata holds max_logical extents. */
+int pool_layout_new_device(struct pool_new_dev *nd, uint64_t extent_size, uint32_t max_logical,
+			   char *err, size_t err_len)
+{
+	char have[SIZE_FORMAT_MAX], need[SIZE_FORMAT_MAX], ext[SIZE_FORMAT_MAX];
+	struct metadata_sb probe;
+	int r;
+
+	r = metadata_layout(&nd->sb, nd->info.size, nd->info.logical_block_size, extent_size,
+			    max_logical);
+	if (r == -ENOSPC) {
+		/* The metadata area does not depend on the device's size: ask for a big one. */
+		uint64_t min = 0;
+
+		if (metadata_layout(&probe, UINT64_C(1) << 50, nd->info.logical_block_size,
+				    extent_size, max_logical) == 0)
+			min = probe.data_start + METADATA_MIN_PE * extent_size;
+		return errbuf_fail(r, err, err_len,
+				   "%s is too small (%s): with %s extents a pool device needs at least %s",
+				   nd->path, size_format(nd->info.size, have, sizeof(have)),
+				   size_format(extent_size, ext, sizeof(ext)),
+				   size_format(min, need, sizeof(need)));
+	}
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "%s: cannot lay out the metadata: %s", nd->path,
+				   strerror(-r));
+	return 0;
+}
+
+uint32_t pool_reserve_for(uint32_t nr_pe)
+{
+	uint32_t r = nr_pe / 200;
+
+	if (r < POOL_RESERVE_MIN)
+		r = POOL_RESERVE_MIN;
+	if (r > POOL_RESERVE_MAX)
+		r = POOL_RESERVE_MAX;
+	return r;
+}
+
+void pool_fill_dev(struct metadata_dev *d, const struct pool_new_dev *nd, enum metadata_tier tier)
+{
+	memcpy(d->uuid, nd->sb.dev_uuid, 16);
+	d->tier = tier;
+	d->nr_pe = nd->sb.nr_pe;
+	d->reserve_pe = pool_reserve_for(nd->sb.nr_pe);
+	d->logical_block_size = nd->info.logical_block_size;
+	d->data_start = nd->sb.data_start;
+	d->size_bytes = nd->info.size;
+}
+
+int pool_random_uuid(uint8_t uuid[16])
+{
+	if (getrandom(uuid, 16, 0) != 16)
+		return -errno;
+	uuid[6] = (uuid[6] & 0x0f) | 0x40; /* RFC 4122 version 4 */
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+	return 0;
+}
+
+/* Map logical extents from le onwards to dev's pe 0.. (count of them). */
+int pool_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		int r = extmap_map(m, le + i, dev, i);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* After formatting with exclusive fds, the pool keeps plain ones: the kernel's
+ * table claims the devices exclusively itself. */
+int pool_reopen_device(struct pool *p, unsigned dev, struct pool_new_dev *nd, char *err,
+		       size_t err_len)
+{
+	int r;
+
+	pool_new_dev_close(nd);
+	if (p->fd[dev] >= 0)
+		close(p->fd[dev]);
+	p->fd[dev] = -1;
+	r = pool_open_direct(nd->path, &p->fd[dev]);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "%s: cannot reopen it: %s", nd->path,
+				   strerror(-r));
+	return 0;
+}
+
+uint64_t pool_pe_offset(const struct pool *p, unsigned dev, uint32_t pe)
+{
+	return p->sp.meta.devs[dev].data_start + (uint64_t)pe * p->sp.meta.extent_size;
+}
+
+int pool_dev_fd(const struct pool *p, unsigned dev)
+{
+	return dev < p->sp.meta.nr_devs ? p->fd[dev] : -1;
+}
+
+uint32_t pool_block_size(const struct pool *p)
+{
+	uint32_t align = 512;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sp.meta.devs[i].logical_block_size > align)
+			align = p->sp.meta.devs[i].logical_block_size;
+	return align;
+}
+
+bool pool_verify_moves(const struct pool *p)
+{
+	return p->ps->verify;
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* lifecycle: activate, deactivate, destroy, and whether a pool takes moves. */
+#include "pool-internal.h"
+
+#include <errno.h>
+#include <linux/dm-ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmctl.h"
+#include "log.h"
+
+/* ---- activation -------------------------------------------------------------- */
+
+static int tables_equal(const struct dmtable *a, const struct dmtable *b)
+{
+	return a->nr == b->nr && memcmp(a->t, b->t, a->nr * sizeof(*a->t)) == 0;
+}
+
+/*
+ * tierd restarted while the volume stayed live: keep it if its table is what
+ * the map says, else load the map's table (the map is what was committed).
+ */
+static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size_t err_len)
+{
+	struct dmtable want = { 0 }, have = { 0 };
+	char *text = NULL, uuid[DM_UUID_LEN], ours[64];
+	int r;
+
+	/* Anything but our own uuid, read back whole, is someone else's volume. */
+	r = dmctl_uuid(p->sp.meta.name, uuid, sizeof(uuid));
+	pool_dm_uuid(p, ours);
+	if (r < 0 || strcmp(uuid, ours) != 0)
+		return errbuf_fail(-EEXIST, err, err_len,
+				   "/dev/mapper/%s exists but is not pool %s's volume (dm uuid '%s')",
+				   p->sp.meta.name, p->sp.meta.name, r < 0 ? "unreadable" : uuid);
+	r = pool_table(p, &want, err, err_len);
+	if (r < 0)
+		return r;
+	/* An inactive table a stopped tierd loaded (a mirror table, say) must never be resumed into. */
+	dmctl_clear(p->sp.meta.name);
+	r = dmctl_table(p->sp.meta.name, &text);
+	if (r == 0)
+		r = dmtable_parse(&have, text);
+	if (r == 0 && tables_equal(&want, &have) && suspended) {
+		/* tierd stopped between a suspend and its resume: I/O waits on us. */
+		log_warn("pool %s: volume found suspended; resuming it", p->sp.meta.name);
+		dmctl_clear(p->sp.meta.name);
+		r = dmctl_resume(p->sp.meta.name);
+		if (r < 0)
+			errbuf_set(err, err_len, "cannot resume /dev/mapper/%s: %s", p->sp.meta.name,
+				   dmctl_error_text(r));
+	} else if (r == 0 && tables_equal(&want, &have)) {
+		log_info("pool %s: volume already active with the expected table", p->sp.meta.name);
+	} else {
+		log_warn("pool %s: the live table differs from the extent map; loading the map's",
+			 p->sp.meta.name);
+		r = pool_load_table(p, 0, err, err_len);
+	}
+	free(text);
+	dmtable_destroy(&want);
+	dmtable_destroy(&have);
+	return r;
+}
+
+/*
+ * Intents left by a stop or crash mid-move: the map adopted at activation
+ * says where each extent is (moved if the commit reached a device, else still
+ * on its source, which stayed authoritative). Either way the intent is done.
+ */
+static void pool_settle_intents(struct pools *ps, struct pool *p)
+{
+	struct state_intent *v;
+	size_t nr, completed = 0;
+
+	if (state_intents_load(ps->state, p->sp.id, &v, &nr) < 0) {
+		log_warn("pool %s: cannot read its migration intents: %s", p->sp.meta.name,
+			 state_last_error(ps->state));
+		return;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct extmap_loc loc = extmap_get(&p->sp.map, v[i].le);
+
+		completed += loc.dev == v[i].dst_dev && loc.pe == v[i].dst_pe;
+	}
+	if (nr)
+		log_info("pool %s: %zu moves were in flight when tierd stopped: %zu had committed,"
+			 " %zu rolled back (their source extents stayed authoritative)",
+			 p->sp.meta.name, nr, completed, nr - completed);
+	free(v);
+	if (nr && state_intents_clear(ps->state, p->sp.id, NULL) < 0)
+		log_warn("pool %s: cannot clear its migration intents: %s", p->sp.meta.name,
+			 state_last_error(ps->state));
+}
+
+int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	uint32_t bad_le;
+	int r;
+
+	if (p->active)
+		return 0;
+	r = pool_open_devices(p, err, err_len);
+	if (r < 0)
+		return r;
+	r = pool_adopt_newer_metadata(p, err, err_len);
+	if (r < 0)
+		goto fail;
+	r = extmap_check(&p->sp.map, &bad_le);
+	if (r < 0) {
+		errbuf_set(err, err_len,
+			   "pool %s: its extent map is inconsistent (extent %u); not activating",
+			   p->sp.meta.name, bad_le);
+		goto fail;
+	}
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		state_pool_set_path(ps->state, p->sp.id, i, p->sp.paths[i]);
+	r = dmctl_info(p->sp.meta.name, &info);
+	if (r < 0) {
+		errbuf_set(err, err_len, "cannot query /dev/mapper/%s: %s", p->sp.meta.name,
+			   strerror(-r));
+		goto fail;
+	}
+	r = info.exists ? pool_adopt_live_volume(p, info.suspended, err, err_len) :
+			  pool_load_table(p, 1, err, err_len);
+	if (r < 0)
+		goto fail;
+	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+		p->dm_major = info.major;
+		p->dm_minor = info.minor;
+	}
+	pool_settle_intents(ps, p);
+	p->active = 1;
+	pool_heat_start(p);
+	if (!p->sp.want_active) {
+		p->sp.want_active = 1;
+		state_pool_set_want_active(ps->state, p->sp.id, 1);
+	}
+	return 0;
+fail:
+	pool_close_devices(p);
+	return r;
+}
+
+void pools_activate_all(struct pools *ps)
+{
+	char err[POOL_ERR_MAX];
+
+	for (struct pool *p = ps->list; p; p = p->next) {
+		if (!p->sp.want_active)
+			continue;
+		if (pool_activate(ps, p, err, sizeof(err)) < 0)
+			log_err("%s", err);
+		else
+			log_info("pool %s active: /dev/mapper/%s", p->sp.meta.name, p->sp.meta.name);
+	}
+}
+
+int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	int r;
+
+	r = dmctl_info(p->sp.meta.name, &info);
+	if (r == 0 && info.exists) {
+		if (info.open_count > 0)
+			return errbuf_fail(-EBUSY, err, err_len,
+					   "/dev/mapper/%s is in use (%u open handles); unmount it first",
+					   p->sp.meta.name, info.open_count);
+		r = dmctl_remove(p->sp.meta.name, 0);
+		if (r < 0)
+			return errbuf_fail(r, err, err_len, "cannot remove /dev/mapper/%s: %s",
+					   p->sp.meta.name, dmctl_error_text(r));
+	}
+	pool_close_devices(p);
+	p->active = 0;
+	p->heat_on = 0; /* the region went with the device */
+	p->sp.want_active = 0;
+	r = state_pool_set_want_active(ps->state, p->sp.id, 0);
+	if (r < 0)
+		log_warn("pool %s: cannot record it as inactive: %s", p->sp.meta.name,
+			 state_last_error(ps->state));
+	return 0;
+}
+
+/* ---- destroy ---------------------------------------------------------------------- */
+
+int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	int r;
+
+	r = dmctl_info(p->sp.meta.name, &info);
+	if (r == 0 && info.exists) {
+		if (info.open_count > 0 && !force)
+			return errbuf_fail(-EBUSY, err, err_len,
+					   "/dev/mapper/%s is in use (%u open handles); unmount it first or"
+					   " use --force", p->sp.meta.name, info.open_count);
+		r = dmctl_remove(p->sp.meta.name, force);
+		if (r < 0)
+			return errbuf_fail(r, err, err_len, "cannot remove /dev/mapper/%s: %s",
+					   p->sp.meta.name, dmctl_error_text(r));
+	}
+	p->active = 0;
+	/* Forget the pool first: a crash before the wipe leaves only orphaned
+	 * superblocks, never a pool in the state whose devices were wiped. */
+	r = state_pool_delete(ps->state, p->sp.id);
+	if (r < 0)
+		return pool_fail(p, r, err, err_len, "cannot delete it from the state: %s",
+				 state_last_error(ps->state));
+	if (pool_open_devices(p, err, err_len) == 0) {
+		for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+			if (pool_wipe_device(p->fd[i], &p->sb[i]) < 0)
+				log_warn("pool %s: cannot wipe the superblock of %s", p->sp.meta.name,
+					 p->sp.paths[i]);
+	} else {
+		log_warn("%s; its superblocks stay", err);
+	}
+	err[0] = '\0';
+	if (ps->forget)
+		ps->forget(p, ps->forget_ctx);
+	pools_unlink(ps, p);
+	pool_free(p);
+	return 0;
+}
+
+void pool_set_broken(struct pool *p, const char *why)
+{
+	snprintf(p->broken, sizeof(p->broken), "%s", why);
+	log_err("pool %s: its metadata could not be written (%s); no more moves until tierd"
+		" restarts", p->sp.meta.name, why);
+}
+
+/* Moves may run on an inactive pool (tierd copies then); a detach needs the volume. */
+int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t err_len)
+{
+	if (p->broken[0])
+		return errbuf_fail(-EIO, err, err_len,
+				   "pool %s takes no moves until tierd restarts: its metadata could not be"
+				   " written (%s)", p->sp.meta.name, p->broken);
+	if (need_active && !p->active)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
+				   p->sp.meta.name);
+	if (p->job)
+		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name,
+				   p->job_what);
+	return 0;
+}
+
+void pool_set_job(struct pool *p, struct pool_job *job, const char *what)
+{
+	p->job = job;
+	p->job_what = job ? what : NULL;
+}
+
+const char *pool_job_what(const struct pool *p)
+{
+	return p->job ? p->job_what : NULL;
+}

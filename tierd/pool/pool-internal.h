@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pool-internal: what the pool layer's files share, and the primitives the
+ * move layer (tierd/move/) builds its commits on. Nothing above the move
+ * layer includes this: they see pool.h only (tests/layers/check-layers).
+ */
+#ifndef TIERD_POOL_INTERNAL_H
+#define TIERD_POOL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blockdev.h"
+#include "dmtable.h"
+#include "errbuf.h"
+#include "extmap.h"
+#include "heat.h"
+#include "metadata.h"
+#include "pool.h"
+#include "state.h"
+#include "statsparse.h"
+
+
+#define SECTOR 512u
+/* Keep at least this many free extents per device for migration (docs/pools.md). */
+#define POOL_RESERVE_MIN 2u
+#define POOL_RESERVE_MAX 64u
+/* Room in every metadata slot: a pool may grow to twice its size (attach). */
+#define POOL_SLOT_MIN_EXTENTS 65536u
+
+struct pool_job;
+
+struct pool {
+	struct state_pool sp;
+	struct pools *ps;
+	struct pool *next;
+	int active;
+	struct pool_job *job; /* the move layer's, opaque here: a long operation in progress */
+	const char *job_what; /* what it is doing, for "pool NAME is busy: ..." */
+	uint32_t dm_major, dm_minor; /* the volume's, while active */
+	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
+	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
+	struct heat_table heat;
+	struct statsparse_area *sample; /* one per extent, reused by every sample */
+	uint64_t heat_region;
+	int heat_on;
+	char heat_off[POOL_ERR_MAX];
+	uint64_t heat_kernel_bytes, heat_limit_bytes;
+	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
+	int64_t io_minute;
+	uint32_t heat_flushed; /* the chunked flush has stored extents below this */
+	/* Per device, while the pool is open: O_DIRECT fd, superblock, slot generations. */
+	int fd[METADATA_MAX_DEVS];
+	struct metadata_sb sb[METADATA_MAX_DEVS];
+	uint64_t slot_gen[METADATA_MAX_DEVS][2];
+	/*
+	 * The last two generations this process wrote to every device: a slot
+	 * that slot_gen says holds one of them gets only the blocks that
+	 * differ, so a commit's I/O follows the extents it changed, not the
+	 * pool's size.  Dropped when a write fails or the devices close.
+	 */
+	struct pool_image {
+		void *buf;
+		size_t len;
+		uint64_t gen;
+	} image[2];
+	size_t commit_bytes; /* written to the devices by the last metadata write */
+};
+
+struct pools {
+	struct state *state;
+	struct pool *list;
+	struct heat_params heat;
+	bool verify; /* compare every copy with its source before committing it */
+	pools_forget_fn forget;
+	void *forget_ctx;
+};
+
+/* A device being added (create, attach): checked, laid out, opened exclusively. */
+struct pool_new_dev {
+	const char *path;
+	struct blockdev_info info;
+	int fd; /* exclusive while formatting */
+	struct metadata_sb sb;
+};
+
+/* lifecycle.c */
+int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t err_len);
+
+/* table.c */
+int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len);
+int pool_load_table(struct pool *p, int create, char *err, size_t err_len);
+
+/* ondisk.c */
+int pool_read_sb(int fd, struct metadata_sb *sb);
+int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
+		   struct metadata_pool *p, struct extmap *m);
+int pool_write_metadata(struct pool *p, char *err, size_t err_len);
+int pool_format_device(int fd, const struct metadata_sb *sb, char *err, size_t err_len,
+		       const char *path);
+int pool_wipe_device(int fd, const struct metadata_sb *sb);
+
+/* registry.c */
+struct pool *pool_new(void);
+void pool_images_drop(struct pool *p);
+void pool_close_devices(struct pool *p);
+void pool_free(struct pool *p);
+void pools_link(struct pools *ps, struct pool *p);
+void pools_unlink(struct pools *ps, struct pool *p);
+struct pool *pools_find_uuid(struct pools *ps, const uint8_t uuid[16]);
+void pool_dm_uuid(const struct pool *p, char out[64]);
+
+/* devices.c */
+int pool_open_direct(const char *path, int *fd);
+int pool_open_devices(struct pool *p, char *err, size_t err_len);
+int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len);
+void pool_new_dev_close(struct pool_new_dev *nd);
+int pool_check_new_device(struct pools *ps, const char *path, bool force,
+			  const struct pool *attach_to, struct pool_new_dev *nd, char *err,
+			  size_t err_len);
+int pool_same_device(const char *a, const char *b);
+int pool_layout_new_device(struct pool_new_dev *nd, uint64_t extent_size, uint32_t max_logical,
+			   char *err, size_t err_len);
+uint32_t pool_reserve_for(uint32_t nr_pe);
+void pool_fill_dev(struct metadata_dev *d, const struct pool_new_dev *nd, enum metadata_tier tier);
+int pool_random_uuid(uint8_t uuid[16]);
+int pool_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t count);
+int pool_reopen_device(struct pool *p, unsigned dev, struct pool_new_dev *nd, char *err,
+		       size_t err_len);
+
+/* attach.c */
+int pool_ssd_dev(const struct pool *p);
+int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len);
+int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len);
+
+/* heat.c */
+void pool_heat_start(struct pool *p);
+
+/* ---- for the move layer (tierd/move/) ---- */
+struct dmtable_dev;
+
+struct extmap *pool_extmap(struct pool *p);
+uint64_t pool_extent_sectors(const struct pool *p);
+/* Device numbers and data offsets of p's devices, for dmtable_build*(). */
+int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size_t err_len);
+/* For comparing a copy with its source (ucopy): O_DIRECT fds while open, offsets, alignment. */
+int pool_dev_fd(const struct pool *p, unsigned dev);
+uint64_t pool_pe_offset(const struct pool *p, unsigned dev, uint32_t pe);
+uint32_t pool_block_size(const struct pool *p);
+bool pool_verify_moves(const struct pool *p);
+/* Load t as p's inactive table (before a suspend). */
+int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_t err_len);
+/*
+ * After a commit that could not be undone on the devices: the pool takes no
+ * more moves until tierd restarts (activation adopts the newest generation).
+ */
+void pool_set_broken(struct pool *p, const char *why);
+/*
+ * Commit the in-memory map: the next generation to every device, then the
+ * state, which rewrites only the changed extents when they are given
+ * (changed = NULL: everything).
+ */
+int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
+		size_t err_len);
+/* Bytes the last commit wrote to the devices, all of them together. */
+size_t pool_commit_bytes(const struct pool *p);
+/* The job now running on p (NULL: none), and what it does (see pool_job_what). */
+void pool_set_job(struct pool *p, struct pool_job *job, const char *what);
+
+#endif

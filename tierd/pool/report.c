@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report: a pool as plain values, for the views (JSON) and the exporter. */
+#include "pool-internal.h"
+
+#include <string.h>
+
+#include "iostats.h"
+
+static void dev_report(const struct pool *p, unsigned i, struct pool_dev_report *out)
+{
+	const struct metadata_dev *d = &p->sp.meta.devs[i];
+
+	*out = (struct pool_dev_report){
+		.path = p->sp.paths[i],
+		.tier = d->tier,
+		.size_bytes = d->size_bytes,
+		.logical_block_size = d->logical_block_size,
+		.data_offset = d->data_start,
+		.total_extents = d->nr_pe,
+		.used_extents = extmap_count_on_dev(&p->sp.map, i),
+		.reserved_extents = d->reserve_pe,
+	};
+	memcpy(out->uuid, d->uuid, sizeof(out->uuid));
+}
+
+void pool_get_report(const struct pool *p, struct pool_report *out)
+{
+	*out = (struct pool_report){
+		.name = p->sp.meta.name,
+		.active = p->active,
+		.dm_major = p->dm_major,
+		.dm_minor = p->dm_minor,
+		.extent_size = p->sp.meta.extent_size,
+		.extents = p->sp.map.nr_logical,
+		.ssd_grows_volume = !!(p->sp.meta.flags & METADATA_POOL_SSD_GROWS),
+		.generation = p->sp.meta.generation,
+		.nr_devs = p->sp.meta.nr_devs,
+		.heat = {
+			.enabled = p->heat_on,
+			.areas = p->heat_on ? p->sp.map.nr_logical : 0,
+			.kernel_bytes_per_area = iostats_kernel_bytes_per_area(),
+			.kernel_bytes = p->heat_on ? p->heat_kernel_bytes : 0,
+			.limit_bytes = p->heat_limit_bytes,
+			.half_life_s = (uint64_t)p->ps->heat.half_life_s,
+			.reason = p->heat_on ? "" : p->heat_off,
+		},
+		.job_what = pool_job_what(p),
+	};
+	memcpy(out->uuid, p->sp.meta.uuid, sizeof(out->uuid));
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		struct pool_dev_report *d = &out->devs[i];
+		struct pool_tier_report *t = &out->tiers[d->tier];
+
+		dev_report(p, i, d);
+		t->present = true;
+		t->total_extents += d->total_extents;
+		t->used_extents += d->used_extents;
+		t->size_bytes += (uint64_t)d->total_extents * p->sp.meta.extent_size;
+	}
+}

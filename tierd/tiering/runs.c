@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* runs: planning a run, starting it on the job engine, recording how it ended. */
+#include "tiering.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "tiering-internal.h"
+
+/* An auto run moves a few extents at a time, as heat changes (docs/schedule.md). */
+#define TIERING_AUTO_EXTENTS 16
+
+/* The words of the protocol and of the state's CHECK constraints. */
+static const char *const trigger_names[TIERING_TRIGGER_NR] = {
+	[TIERING_ON_DEMAND] = "on-demand",
+	[TIERING_SCHEDULE] = "schedule",
+	[TIERING_AUTO] = "auto",
+};
+
+static const char *const result_names[TIERING_RESULT_NR] = {
+	[TIERING_RUNNING] = "running",
+	[TIERING_DONE] = "done",
+	[TIERING_PARTIAL] = "partial",
+	[TIERING_FAILED] = "failed",
+	[TIERING_CANCELLED] = "cancelled",
+	[TIERING_INTERRUPTED] = "interrupted",
+};
+
+const char *tiering_trigger_name(enum tiering_trigger t)
+{
+	return (unsigned)t < TIERING_TRIGGER_NR ? trigger_names[t] : "?";
+}
+
+const char *tiering_result_name(enum tiering_result r)
+{
+	return (unsigned)r < TIERING_RESULT_NR ? result_names[r] : "?";
+}
+
+static int find_name(const char *const *names, size_t nr, const char *s)
+{
+	for (size_t i = 0; s && i < nr; i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+int tiering_trigger_parse(const char *s, enum tiering_trigger *out)
+{
+	int i = find_name(trigger_names, TIERING_TRIGGER_NR, s);
+
+	if (i < 0)
+		return i;
+	*out = (enum tiering_trigger)i;
+	return 0;
+}
+
+int tiering_result_parse(const char *s, enum tiering_result *out)
+{
+	int i = find_name(result_names, TIERING_RESULT_NR, s);
+
+	if (i < 0)
+		return i;
+	*out = (enum tiering_result)i;
+	return 0;
+}
+
+/* ---- planning ---- */
+
+static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, uint64_t max_bytes,
+			     struct plan *plan, char *err, size_t err_len)
+{
+	struct planner_input in = { 0 };
+	struct planner_extent *ext;
+	int r;
+
+	r = pool_planner_input(tp->p, &ext, &in.ssd_capacity, &in.ssd_free, &in.hdd_free);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "out of memory");
+	in.ext = ext;
+	in.nr = pool_nr_extents(tp->p);
+	tiering_pins_apply(tp, ext, in.nr);
+	in.extent_bytes = pool_extent_size(tp->p);
+	in.max_bytes = max_bytes;
+	in.now = (uint32_t)time(NULL);
+	in.policy = pol;
+	r = planner_plan(&in, plan);
+	free(ext);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "pool %s: the planner failed: %s",
+				   pool_name(tp->p), strerror(-r));
+	return 0;
+}
+
+static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigger,
+			    struct policy *pol, struct plan *plan, char *err, size_t err_len)
+{
+	char path[PATH_MAX];
+	uint64_t max_bytes = tp->cfg.max_bytes;
+	int r;
+
+	/* An inactive pool tiers too: tierd copies its extents itself (docs/migration.md). */
+	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
+	if (r < 0)
+		return r;
+	if (trigger == TIERING_AUTO) {
+		uint64_t small = TIERING_AUTO_EXTENTS * pool_extent_size(tp->p);
+
+		if (!max_bytes || max_bytes > small)
+			max_bytes = small;
+	}
+	return tiering_make_plan(tp, pol, max_bytes, plan, err, err_len);
+}
+
+static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
+		       const struct policy *pol, uint64_t limit, struct tiering_plan_report *out)
+{
+	uint64_t es = pool_extent_size(tp->p);
+	size_t n = plan->nr < limit ? plan->nr : (size_t)limit;
+	struct planner_extent *ext = NULL;
+	uint32_t cap, sfree, hfree;
+
+	*out = (struct tiering_plan_report){
+		.promote_extents = plan->promote_extents,
+		.demote_extents = plan->demote_extents,
+		.promote_bytes = plan->promote_bytes,
+		.demote_bytes = plan->demote_bytes,
+		.ssd_share_before = plan->ssd_share_before,
+		.ssd_share_after = plan->ssd_share_after,
+		.moves_total = plan->nr,
+	};
+	snprintf(out->policy, sizeof(out->policy), "%s", pol->name);
+	if (!n)
+		return 0;
+	out->moves = calloc(n, sizeof(*out->moves));
+	if (!out->moves)
+		return -ENOMEM;
+	/* The heat as the plan saw it; without it (out of memory) the moves still show. */
+	pool_planner_input(tp->p, &ext, &cap, &sfree, &hfree);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t le = plan->moves[i].le;
+
+		out->moves[i] = (struct tiering_plan_move){
+			.extent = le,
+			.offset = le * es,
+			.heat = ext ? ext[le].heat : 0,
+			.to_ssd = plan->moves[i].to == PLANNER_SSD,
+		};
+	}
+	free(ext);
+	out->nr_moves = n;
+	return 0;
+}
+
+int tiering_report_plan(struct tierings *ts, struct pool *p, uint64_t limit,
+			struct tiering_plan_report *out, char *err, size_t err_len)
+{
+	struct tiering_pool *tp;
+	struct plan plan = { 0 };
+	struct policy pol;
+	int r = tiering_get_or_fail(ts, p, &tp, err, err_len);
+
+	*out = (struct tiering_plan_report){ 0 };
+	if (r < 0)
+		return r;
+	r = tiering_plan_now(tp, TIERING_ON_DEMAND, &pol, &plan, err, err_len);
+	if (r < 0)
+		return r;
+	r = plan_report(tp, &plan, &pol, limit, out);
+	plan_destroy(&plan);
+	if (r < 0) {
+		tiering_plan_report_destroy(out);
+		return errbuf_fail(r, err, err_len, "out of memory");
+	}
+	return 0;
+}
+
+void tiering_plan_report_destroy(struct tiering_plan_report *r)
+{
+	if (!r)
+		return;
+	free(r->moves);
+	r->moves = NULL;
+	r->nr_moves = 0;
+}
+
+/* ---- runs ---- */
+
+const struct state_run *tiering_live_run(const struct tiering_pool *tp,
+					 const struct state_run *row)
+{
+	return tp && tp->running && tp->run.id == row->id ? &tp->run : row;
+}
+
+static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
+			    const char *message)
+{
+	struct state_run *run = &tp->run;
+	tiering_notify_fn notify = tp->notify;
+	void *ctx = tp->notify_ctx;
+
+	run->finished = time(NULL);
+	snprintf(run->result, sizeof(run->result), "%s", tiering_result_name(result));
+	snprintf(run->message, sizeof(run->message), "%s", message ? message : "");
+	if (state_run_update(tp->ts->st, run) < 0)
+		log_warn("pool %s: cannot record the end of run %lld: %s", pool_name(tp->p),
+			 (long long)run->id, state_last_error(tp->ts->st));
+	log_info("pool %s: tiering run %lld (%s) %s: %llu extents promoted, %llu demoted,"
+		 " %llu failed%s%s", pool_name(tp->p), (long long)run->id, run->trigger,
+		 run->result, (unsigned long long)run->moved.promoted_extents,
+		 (unsigned long long)run->moved.demoted_extents,
+		 (unsigned long long)run->moved.failed, run->message[0] ? ": " : "", run->message);
+	tp->running = 0;
+	tp->notify = NULL;
+	tp->notify_ctx = NULL;
+	free(tp->moves);
+	tp->moves = NULL;
+	if (notify)
+		notify(NULL, run, ctx);
+}
+
+static void tiering_progress(struct pool *p, const char *what, uint64_t done, uint64_t total,
+			     void *ctx)
+{
+	struct tiering_pool *tp = ctx;
+	struct tiering_progress pr = { .what = what, .done = done, .total = total };
+
+	(void)p;
+	if (!tp->notify)
+		return;
+	if (done > 0 && done <= tp->nr_moves) {
+		const struct job_move_req *m = &tp->moves[done - 1];
+
+		pr.has_move = true;
+		pr.extent = m->le;
+		pr.to_ssd = m->to_ssd;
+	}
+	tp->notify(&pr, NULL, tp->notify_ctx);
+}
+
+static void tiering_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
+			 void *ctx)
+{
+	struct tiering_pool *tp = ctx;
+
+	(void)p;
+	(void)moved;
+	if (r == 0)
+		tiering_run_end(tp, failed ? TIERING_PARTIAL : TIERING_DONE,
+				failed ? "some extents could not move (device errors, see the log)" :
+					 NULL);
+	else if (r == -ETIME || r == -ECANCELED)
+		tiering_run_end(tp, TIERING_CANCELLED, err);
+	else if (r == -ENOSPC)
+		tiering_run_end(tp, TIERING_PARTIAL, err);
+	else
+		tiering_run_end(tp, TIERING_FAILED, err);
+}
+
+int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger trigger,
+		      tiering_notify_fn notify, void *ctx, struct state_run *run_out, char *err,
+		      size_t err_len)
+{
+	struct job_limits limits = { 0 };
+	struct tiering_pool *tp;
+	struct plan plan = { 0 };
+	struct policy pol;
+	struct state_run *run;
+	char what[64];
+	int r = tiering_get_or_fail(ts, p, &tp, err, err_len);
+
+	if (r < 0)
+		return r;
+	if (tp->running || pool_job_what(p))
+		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", pool_name(p),
+				   pool_job_what(p) ? pool_job_what(p) : "");
+	if (tp->cfg.paused)
+		return errbuf_fail(-EAGAIN, err, err_len,
+				   "tiering of pool %s is paused; `tierctl tier resume %s` first",
+				   pool_name(p), pool_name(p));
+	r = tiering_plan_now(tp, trigger, &pol, &plan, err, err_len);
+	if (r < 0)
+		return r;
+	/* An auto pass that finds nothing to do is not worth a row. */
+	if (plan.nr == 0 && trigger == TIERING_AUTO) {
+		plan_destroy(&plan);
+		return errbuf_fail(-EALREADY, err, err_len, "nothing to move");
+	}
+	run = &tp->run;
+	memset(run, 0, sizeof(*run));
+	snprintf(run->trigger, sizeof(run->trigger), "%s", tiering_trigger_name(trigger));
+	snprintf(run->policy, sizeof(run->policy), "%s", pol.name);
+	snprintf(run->result, sizeof(run->result), "%s", tiering_result_name(TIERING_RUNNING));
+	run->started = time(NULL);
+	run->planned_extents = plan.nr;
+	r = state_run_insert(ts->st, pool_state_id(p), run);
+	if (r < 0) {
+		plan_destroy(&plan);
+		return errbuf_fail(r, err, err_len, "cannot record the run: %s",
+				   state_last_error(ts->st));
+	}
+	tp->last_start = run->started;
+	if (plan.nr == 0) {
+		plan_destroy(&plan);
+		tp->running = 1;
+		tiering_run_end(tp, TIERING_DONE, "nothing to move");
+		*run_out = *run;
+		return 1;
+	}
+	tp->moves = calloc(plan.nr, sizeof(*tp->moves));
+	if (!tp->moves) {
+		plan_destroy(&plan);
+		tp->running = 1;
+		tiering_run_end(tp, TIERING_FAILED, "out of memory");
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	}
+	for (size_t i = 0; i < plan.nr; i++)
+		tp->moves[i] = (struct job_move_req){ .le = plan.moves[i].le,
+						       .to_ssd = plan.moves[i].to == PLANNER_SSD };
+	tp->nr_moves = plan.nr;
+	plan_destroy(&plan);
+	limits.rate = tp->cfg.rate;
+	/* The state takes no other word; throttled is the default. */
+	if (tiering_io_parse(tp->cfg.io_awareness, &limits.io) < 0)
+		limits.io = JOB_IO_THROTTLED;
+	/* A scheduled run stops where its window closes; one asked for now does not. */
+	if (trigger != TIERING_ON_DEMAND && tp->sched.has_window)
+		limits.deadline = schedule_window_end(&tp->sched, run->started);
+	snprintf(what, sizeof(what), "tiering run %lld", (long long)run->id);
+	tp->running = 1;
+	tp->notify = notify;
+	tp->notify_ctx = ctx;
+	r = job_move_list(p, ts->loop, tp->moves, tp->nr_moves, &limits, what, &run->moved,
+			  tiering_progress, tiering_done, tp, err, err_len);
+	if (r < 0) {
+		tp->notify = NULL;
+		tiering_run_end(tp, TIERING_FAILED, err);
+		return r;
+	}
+	log_info("pool %s: tiering run %lld (%s, policy %s) started: %zu moves", pool_name(p),
+		 (long long)run->id, tiering_trigger_name(trigger), pol.name, tp->nr_moves);
+	*run_out = *run;
+	return 0;
+}
+
+void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
+{
+	enum tiering_trigger trigger = tp->sched.kind == SCHEDULE_AUTO ? TIERING_AUTO :
+									   TIERING_SCHEDULE;
+	struct state_run run;
+	char err[512];
+	int r = 0;
+
+	if (!tp->cfg.paused && pool_is_active(tp->p))
+		r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
+	if (r < 0 && r != -EALREADY)
+		log_warn("pool %s: scheduled tiering run not started: %s", pool_name(tp->p), err);
+	/* time() may read a second before the timer's own clock did. */
+	if (tp->last_start < due)
+		tp->last_start = due;
+}
+
+int tiering_report_runs(struct tierings *ts, struct pool *p, unsigned limit,
+			struct tiering_runs_report *out, char *err, size_t err_len)
+{
+	const struct tiering_pool *tp = tiering_find(ts, p);
+	int r = state_runs_list(ts->st, pool_state_id(p), limit, &out->runs, &out->nr);
+
+	if (r < 0) {
+		*out = (struct tiering_runs_report){ 0 };
+		return errbuf_fail(r, err, err_len, "pool %s: cannot read its runs: %s",
+				   pool_name(p), state_last_error(ts->st));
+	}
+	for (size_t i = 0; i < out->nr; i++) {
+		const struct state_run *live = tiering_live_run(tp, &out->runs[i]);
+
+		if (live != &out->runs[i])
+			out->runs[i] = *live;
+	}
+	return 0;
+}
+
+void tiering_runs_report_destroy(struct tiering_runs_report *r)
+{
+	if (!r)
+		return;
+	free(r->runs);
+	r->runs = NULL;
+	r->nr = 0;
+}

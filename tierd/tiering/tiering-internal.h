@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tiering-internal: what the tiering layer's .c files share, private to tierd/tiering/. */
+#ifndef TIERD_TIERING_INTERNAL_H
+#define TIERD_TIERING_INTERNAL_H
+
+#include <ev.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errbuf.h"
+#include "job.h"
+#include "planner.h"
+#include "policy.h"
+#include "pool.h"
+#include "schedule.h"
+#include "state.h"
+#include "tiering.h"
+
+#define TIERING_MAX_DIRS 4
+
+struct tiering_pool {
+	struct tiering_pool *next;
+	struct tierings *ts;
+	struct pool *p;
+	struct state_tiering cfg;
+	struct schedule sched;
+	struct state_pin *pins;
+	size_t nr_pins;
+	ev_periodic timer;
+	/* What the timer is set to fire at, 0 if not armed. */
+	int64_t armed_at;
+	/* A scheduled time that has come, until a run starts for it (see tiering_reschedule). */
+	int64_t due;
+	ev_prepare catch_up;
+	int64_t last_start;
+	/* The run in progress. */
+	int running;
+	struct state_run run;
+	struct job_move_req *moves;
+	size_t nr_moves;
+	tiering_notify_fn notify;
+	void *notify_ctx;
+};
+
+struct tierings {
+	struct ev_loop *loop;
+	struct pools *ps;
+	struct state *st;
+	char dirs[TIERING_MAX_DIRS][PATH_MAX];
+	size_t nr_dirs;
+	struct tiering_pool *list;
+};
+
+/* ---- tiering.c: the per-pool state ---- */
+
+struct tiering_pool *tiering_find(struct tierings *ts, const struct pool *p);
+/* The pool's state, loaded (and its timer started) on first use; NULL when out of memory. */
+struct tiering_pool *tiering_get(struct tierings *ts, struct pool *p);
+int tiering_get_or_fail(struct tierings *ts, struct pool *p, struct tiering_pool **out,
+			char *err, size_t err_len);
+void tiering_fill_schedule(const struct tiering_pool *tp, int64_t now,
+			   struct tiering_schedule_report *out);
+
+/* ---- policies.c ---- */
+
+/* The first NAME.policy of the folders, or the built-in auto; path "" for built-in. */
+int tierings_load_policy(struct tierings *ts, const char *name, struct policy *out, char *path,
+			 size_t path_len, char *err, size_t err_len);
+
+/* ---- pins.c ---- */
+
+/* Mark the pinned extents of ext[0..nr) for the planner. */
+void tiering_pins_apply(const struct tiering_pool *tp, struct planner_extent *ext, uint32_t nr);
+
+/* ---- runs.c ---- */
+
+/* A run for the scheduled time `due`, which counts as started whether or not a run can start. */
+void tiering_scheduled_run(struct tiering_pool *tp, int64_t due);
+/* row as it stands now: a run in progress has newer counters than its row in the state. */
+const struct state_run *tiering_live_run(const struct tiering_pool *tp,
+					 const struct state_run *row);
+
+#endif
