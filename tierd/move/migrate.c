@@ -3,6 +3,7 @@
 #include "migrate.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,21 @@ struct migrate_timing {
 	bool in_sync_by_event;    /* a device-mapper event, not the safety poll, saw that */
 };
 
+/*
+ * The batch's debug lines (--verbose), one per step of the protocol. Nothing
+ * may reach stderr while the volume is suspended: a write to a full pipe to
+ * the journal would block tierd with the volume's I/O held. Nor may anything
+ * allocate then. So the lines of a suspended window are formatted into this
+ * buffer, allocated with the batch, and written once the volume has resumed.
+ * 4 KiB holds a commit's lines with room for a few dozen failed legs.
+ */
+#define MIGRATE_DEBUG_BYTES 4096
+struct migrate_debug {
+	bool holding;   /* from just before a suspend to its resume: buffer, do not write */
+	bool truncated; /* buf filled up: the window's later lines were dropped */
+	size_t len;
+	char buf[MIGRATE_DEBUG_BYTES]; /* lines, each ended by '\n' */
+};
 
 struct migrate_batch {
 	struct ev_loop *loop;
@@ -76,6 +92,7 @@ struct migrate_batch {
 	struct ucopy *verify;
 	size_t verify_differ, verify_errors;
 	uint64_t verify_ns;
+	struct migrate_debug debug;
 };
 
 static int by_le(const void *a, const void *b)
@@ -85,19 +102,90 @@ static int by_le(const void *a, const void *b)
 	return (x->le > y->le) - (x->le < y->le);
 }
 
+static void batch_debug(struct migrate_batch *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Log a debug line about the batch, or keep it for the resume if I/O is held. */
+static void batch_debug(struct migrate_batch *b, const char *fmt, ...)
+{
+	struct migrate_debug *d = &b->debug;
+	size_t room = sizeof(d->buf) - d->len;
+	char line[512];
+	va_list ap;
+	int n;
+
+	/* Without --verbose, no formatting (and nothing to buffer) at all. */
+	if (!log_enabled(LOG_DEBUG) || (d->holding && d->truncated))
+		return;
+	va_start(ap, fmt);
+	if (!d->holding) {
+		vsnprintf(line, sizeof(line), fmt, ap);
+		log_debug("pool %s: batch of %zu extents: %s", pool_name(b->p), b->nr, line);
+	} else {
+		n = vsnprintf(d->buf + d->len, room, fmt, ap);
+		/* A line fits whole with its '\n' or not at all: what is kept stays in order. */
+		if (n < 0 || (size_t)n + 1 >= room) {
+			d->truncated = true;
+		} else {
+			d->len += (size_t)n;
+			d->buf[d->len++] = '\n';
+		}
+	}
+	va_end(ap);
+}
+
+/* I/O is about to be held: from here on debug lines wait in the batch. */
+static void batch_debug_hold(struct migrate_batch *b)
+{
+	b->debug.holding = true;
+}
+
+/* The volume runs again (or the batch ends): write the lines that waited. */
+static void batch_debug_release(struct migrate_batch *b)
+{
+	struct migrate_debug *d = &b->debug;
+	const char *s = d->buf, *end = d->buf + d->len;
+
+	d->holding = false;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+		log_debug("pool %s: batch of %zu extents: %.*s", pool_name(b->p), b->nr,
+			  (int)(nl - s), s);
+		s = nl + 1;
+	}
+	if (d->truncated)
+		log_debug("pool %s: batch of %zu extents: later lines of the suspended window"
+			  " dropped (%zu-byte buffer full)", pool_name(b->p), b->nr,
+			  sizeof(d->buf));
+	d->len = 0;
+	d->truncated = false;
+}
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
 static void release_destinations(struct migrate_batch *b)
 {
 	for (size_t i = 0; i < b->nr; i++)
 		extmap_release(pool_extmap(b->p), b->items[i].dev, b->items[i].pe);
 }
 
-/* A table swap ended with its resume: the volume's I/O was held since suspend_from. */
-static void swap_done(struct migrate_batch *b)
+/*
+ * A table swap ended with its resume: the volume's I/O was held since
+ * suspend_from. Returns for how long.
+ */
+static uint64_t swap_done(struct migrate_batch *b)
 {
 	uint64_t held = clock_now_ns() - b->suspend_from;
 
 	if (held > b->timing.stall_ns)
 		b->timing.stall_ns = held;
+	/* The volume runs: the lines of its suspended window may be written now. */
+	batch_debug_release(b);
+	return held;
 }
 
 static void batch_end(struct migrate_batch *b, int r)
@@ -111,6 +199,8 @@ static void batch_end(struct migrate_batch *b, int r)
 		close(b->events_fd);
 	for (size_t i = 0; i < b->nr; i++)
 		moved += b->items[i].result == 0;
+	/* Normally written at the last resume; what a failed one left waiting goes now. */
+	batch_debug_release(b);
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
 	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu KiB written);"
 		 " %zu moved, copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
@@ -132,7 +222,7 @@ static void batch_end(struct migrate_batch *b, int r)
  * Compare every remapped extent's copy with its source. The volume is
  * suspended: no write is in flight, so the two must be equal byte for byte.
  * Blocking on purpose (the I/O is held anyway); returns how many differ or
- * could not be read, and logs nothing (the log waits for the resume).
+ * could not be read. Its debug line waits in the batch for the resume.
  */
 static size_t batch_verify(struct migrate_batch *b)
 {
@@ -167,6 +257,8 @@ static size_t batch_verify(struct migrate_batch *b)
 		if (jr < 0)
 			b->items[idx[j]].result = jr;
 	}
+	batch_debug(b, "verified %zu copies against their source in %.1f ms: %zu differ,"
+		    " %zu unreadable", n, ms(b->verify_ns), b->verify_differ, b->verify_errors);
 	return b->verify_differ + b->verify_errors;
 }
 
@@ -180,6 +272,7 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	size_t err_len = quiet ? sizeof(scratch) : sizeof(b->err);
 	const char *name = pool_name(b->p);
 	struct dmtable t = { 0 };
+	uint64_t from = clock_now_ns();
 	int r;
 
 	r = pool_dm_devs(b->p, devs, err, err_len);
@@ -194,6 +287,9 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	dmtable_destroy(&t);
 	if (r < 0)
 		return r;
+	batch_debug(b, "loaded %s in %.1f ms",
+		    quiet ? "the old mapping's table (moves undone)" : "the final table",
+		    ms(clock_now_ns() - from));
 	/* The commit's own switch is a step of the protocol; a revert's is not. */
 	if (!quiet)
 		fault_point("move-after-final-load");
@@ -203,9 +299,12 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	 * although the source has it. With noflush the suspend still waits for
 	 * every write in flight, and the held ones are reissued to the new table.
 	 */
+	batch_debug_hold(b);
 	b->suspend_from = clock_now_ns();
 	r = dmctl_suspend(name, 0);
 	b->timing.suspend_ns = clock_now_ns() - b->suspend_from;
+	if (r == 0)
+		batch_debug(b, "suspended (noflush) in %.1f ms", ms(b->timing.suspend_ns));
 	if (r < 0) {
 		snprintf(err, err_len, "cannot suspend /dev/mapper/%s: %s", name, dmctl_error_text(r));
 		dmctl_clear(name);
@@ -246,6 +345,12 @@ static int batch_check_mirrors(struct migrate_batch *b)
 		/* Without a status to show it, a copy is not known to be complete. */
 		if (!mirror || dmstatus_mirror_failed(mirror)) {
 			it->result = -EIO;
+			if (mirror)
+				batch_debug(b, "extent %u: a leg of its mirror failed (health %s);"
+					    " it stays on its source", it->le, mirror->health);
+			else
+				batch_debug(b, "extent %u: no mirror in the status; it stays on its"
+					    " source", it->le);
 			continue;
 		}
 		b->copied += mirror->in_sync;
@@ -294,13 +399,16 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 				moves[n++] = b->moves[i];
 	if (n == b->nr || pool_dm_devs(b->p, devs, scratch, sizeof(scratch)) < 0)
 		return;
+	batch_debug(b, "keeping the mirrors of the %zu extents a device may name", n);
 	if (dmtable_build_moving(&t, pool_extmap(b->p), devs, pool_extent_sectors(b->p), moves, n,
 				 MIGRATE_REGION_SECTORS) == 0 &&
 	    pool_load_inactive(b->p, &t, scratch, sizeof(scratch)) == 0) {
+		batch_debug_hold(b);
 		b->suspend_from = clock_now_ns();
 		if (dmctl_suspend(name, 0) == 0) {
 			dmctl_resume(name);
-			swap_done(b);
+			batch_debug(b, "resumed on the kept mirrors (I/O held %.1f ms)",
+				    ms(swap_done(b)));
 		} else {
 			dmctl_clear(name);
 		}
@@ -346,6 +454,8 @@ static void batch_commit(struct migrate_batch *b)
 		for (size_t i = 0; i < b->nr; i++)
 			if (b->remapped[i] && b->items[i].result < 0)
 				unsynced++;
+		batch_debug(b, "mirrors read again while suspended: %d copies no longer whole",
+			    unsynced);
 		if (!unsynced && b->verify && batch_verify(b)) {
 			r = -EIO;
 			snprintf(b->err, sizeof(b->err),
@@ -362,11 +472,13 @@ static void batch_commit(struct migrate_batch *b)
 		/* Nothing committed yet: the mirrors stay live, src is complete. */
 		dmctl_clear(name);
 		dmctl_resume(name);
-		swap_done(b);
+		batch_debug(b, "resumed on the mirrors, nothing committed (I/O held %.1f ms)",
+			    ms(swap_done(b)));
 		batch_revert(b, 1);
 		if (switch_to_map(b, devs, 1) == 0) {
 			dmctl_resume(name);
-			swap_done(b);
+			batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
+				    ms(swap_done(b)));
 		}
 		batch_end(b, 0);
 		return;
@@ -382,12 +494,21 @@ static void batch_commit(struct migrate_batch *b)
 		b->timing.commit_ns = clock_now_ns() - from;
 		b->timing.commit_bytes = pool_commit_bytes(b->p);
 		if (r < 0) {
+			batch_debug(b, "commit failed after %.1f ms: %s", ms(b->timing.commit_ns),
+				    b->err);
 			dmctl_clear(name);
 			dmctl_resume(name); /* the mirrors stay live: both legs equal */
-			swap_done(b);
+			batch_debug(b, "resumed on the mirrors (I/O held %.1f ms)",
+				    ms(swap_done(b)));
 		} else {
+			batch_debug(b, "committed %zu extents to the devices and the state:"
+				    " %llu KiB written in %.1f ms", nr_changed,
+				    (unsigned long long)b->timing.commit_bytes / 1024,
+				    ms(b->timing.commit_ns));
 			fault_point("move-after-commit");
 		}
+	} else if (r == 0) {
+		batch_debug(b, "no copy completed: nothing to commit");
 	}
 	if (r < 0) {
 		/*
@@ -402,9 +523,11 @@ static void batch_commit(struct migrate_batch *b)
 
 		batch_revert(b, 1);
 		if (pool_commit(b->p, changed, nr_changed, again, sizeof(again)) == 0) {
+			batch_debug(b, "wrote the old mapping back as a newer generation");
 			if (switch_to_map(b, devs, 1) == 0) {
 				dmctl_resume(name);
-				swap_done(b);
+				batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
+					    ms(swap_done(b)));
 			}
 		} else {
 			pool_set_broken(b->p, again);
@@ -425,7 +548,10 @@ static void batch_commit(struct migrate_batch *b)
 				 dmctl_error_text(r));
 	}
 	if (r == 0) {
-		swap_done(b);
+		uint64_t held = swap_done(b);
+
+		batch_debug(b, "resumed into the final table in %.1f ms: the stall, I/O held"
+			    " %.1f ms", ms(b->timing.resume_ns), ms(held));
 		fault_point("move-after-resume");
 	}
 	batch_end(b, r);
@@ -434,8 +560,16 @@ static void batch_commit(struct migrate_batch *b)
 static void batch_check(struct migrate_batch *b, bool by_event)
 {
 	if (batch_check_mirrors(b) == 0) {
+		size_t failed = 0;
+
+		for (size_t i = 0; i < b->nr; i++)
+			failed += b->items[i].result < 0;
 		b->timing.copy_ns = clock_now_ns() - b->copy_from;
 		b->timing.in_sync_by_event = by_event;
+		batch_debug(b, "copy over after %.1f ms, seen by %s: %zu in sync, %zu failed",
+			    ms(b->timing.copy_ns),
+			    by_event ? "a device-mapper event" : "the status poll", b->nr - failed,
+			    failed);
 		fault_point("move-in-sync");
 		batch_commit(b);
 	}
@@ -472,6 +606,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	struct dmtable t = { 0 };
 	struct migrate_batch *b;
 	const char *name = pool_name(p);
+	uint64_t from, suspend_ns = 0, resume_ns = 0;
 	double every;
 	int r;
 
@@ -501,6 +636,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		items[i].result = 0;
 		b->moves[i] = (struct dmtable_move){ items[i].le, items[i].dev, items[i].pe };
 	}
+	from = clock_now_ns();
 	r = pool_dm_devs(p, devs, err, err_len);
 	if (r < 0)
 		goto fail;
@@ -515,6 +651,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	dmtable_destroy(&t);
 	if (r < 0)
 		goto fail;
+	batch_debug(b, "loaded the mirror table in %.1f ms", ms(clock_now_ns() - from));
 	fault_point("move-after-mirror-load");
 	/* Armed before the mirrors start, so that their being in sync is an event we see. */
 	r = dmctl_events_open(&b->events_fd);
@@ -528,21 +665,29 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		b->events_fd = -1;
 	}
 	/* The mirrors take over from the linear targets: src stays authoritative. */
+	batch_debug_hold(b);
 	b->suspend_from = clock_now_ns();
 	r = dmctl_suspend(name, 1);
 	if (r == 0) {
+		suspend_ns = clock_now_ns() - b->suspend_from;
+		batch_debug(b, "suspended (flush) to swap in the mirrors in %.1f ms",
+			    ms(suspend_ns));
 		fault_point("move-mirror-suspended");
+		from = clock_now_ns();
 		r = dmctl_resume(name);
+		resume_ns = clock_now_ns() - from;
 	}
 	if (r < 0) {
 		snprintf(err, err_len, "cannot start the copy on /dev/mapper/%s: %s", name,
 			 dmctl_error_text(r));
 		dmctl_clear(name);
 		dmctl_resume(name);
+		batch_debug_release(b);
 		goto fail;
 	}
 	b->timing.mirror_stall_ns = clock_now_ns() - b->suspend_from;
 	b->copy_from = clock_now_ns();
+	batch_debug_release(b);
 	fault_point("move-copying");
 	if (b->events_fd >= 0) {
 		ev_io_init(&b->events, batch_event, b->events_fd, EV_READ);
@@ -550,6 +695,9 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		ev_io_start(loop, &b->events);
 	}
 	every = b->events_fd >= 0 ? MIGRATE_POLL_EVENTS_SECONDS : MIGRATE_POLL_SECONDS;
+	batch_debug(b, "resumed on the mirrors in %.1f ms (I/O held %.1f ms); copying, woken by %s"
+		    "a status poll every %.0f ms", ms(resume_ns), ms(b->timing.mirror_stall_ns),
+		    b->events_fd >= 0 ? "device-mapper events and " : "", every * 1e3);
 	ev_timer_init(&b->poll, batch_poll, every, every);
 	b->poll.data = b;
 	ev_timer_start(loop, &b->poll);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "log.h"
 
 #include <stdarg.h>
@@ -11,6 +12,11 @@ void log_set_max_priority(int priority)
 	max_priority = priority;
 }
 
+bool log_enabled(int priority)
+{
+	return priority <= max_priority;
+}
+
 void log_msg(int priority, const char *fmt, ...)
 {
 	static const char *const label[] = {
@@ -21,7 +27,7 @@ void log_msg(int priority, const char *fmt, ...)
 	char line[2048];
 	va_list ap;
 
-	if (priority > max_priority)
+	if (!log_enabled(priority))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

@@ -1,11 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* log: the daemon's messages, to stderr (the journal under systemd). */
 #ifndef TIERD_LOG_H
 #define TIERD_LOG_H
 
+#include <stdbool.h>
 #include <syslog.h>
 
 /* Messages below this priority (LOG_DEBUG > LOG_INFO > ...) are dropped. */
 void log_set_max_priority(int priority);
+/* Whether a message of this priority would be written: lets a caller skip formatting it. */
+bool log_enabled(int priority);
 void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)

@@ -1,8 +1,11 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 64 extents move live to the SSD and back while fio rewrites them and checks
 # every block it wrote (crc32c, read back during and after the run): no write
 # is lost or misplaced by a move, the table ends with the extents where they
 # were sent, and the rest of the volume still holds the data written before.
+# With --verbose, and only then, tierd logs each step of a batch in order, and
+# the steps taken while the volume is suspended only after its resume.
 # vm-memory: 2048
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
@@ -110,5 +113,58 @@ assert_eq "pool state" active "$(pool_field tank .state)"
 on_tier "$hdd_mm"
 fio_job $seed --verify_only=1 || { cat /tmp/fio-$seed.out; fail "fio's blocks changed over a restart"; }
 rest_intact "after a restart"
+
+step "without --verbose, no debug line"
+grep "tierd: debug:" /tmp/tierd.log && fail "debug lines without --verbose"
+echo "ok: two moves and a restart logged no debug line"
+
+# debug_lines FROM: the batches' debug lines in tierd's log from its line FROM.
+debug_lines() {
+	tail -n +"$1" /tmp/tierd.log | grep -E "tierd: debug: pool tank: batch of [0-9]+ extents: " || true
+}
+log_end() { echo $(($(wc -l </tmp/tierd.log) + 1)); }
+
+step "--verbose: killed while suspended after the commit, the held lines were never written"
+tierd_stop TERM
+from=$(log_end)
+TIERD_FAULT=move-after-commit tierd_start --verbose
+"$TIERCTL" extent move tank $FIRST 16 --tier ssd && fail "the move survived its fault point"
+tierd_dead
+dmsetup info tank | grep -q '^State: *SUSPENDED' || fail "not suspended at the fault: $(dmsetup info tank)"
+debug_lines "$from" >/tmp/killed.log
+cat /tmp/killed.log
+# The first swap's suspend line waited for its resume; the final table loads with I/O flowing.
+for w in "suspended \(flush\) to swap in the mirrors" "resumed on the mirrors in" "loaded the final table"; do
+	grep -qE "$w" /tmp/killed.log || fail "no debug line '$w' before the fault"
+done
+grep -E "suspended \(noflush\)|mirrors read again|committed" /tmp/killed.log &&
+	fail "a debug line reached the log while the volume was suspended"
+echo "ok: the lines of the suspended window were held, not written"
+tierd_start --verbose
+assert_eq "pool state" active "$(pool_field tank .state)"
+
+step "--verbose logs every step of a move in order, the suspended ones after the resume"
+from=$(log_end)
+tierctl_ok extent move tank $FIRST 16 --tier hdd
+debug_lines "$from" >/tmp/verbose.log
+cat /tmp/verbose.log
+last=0
+for w in "loaded the mirror table in" "suspended \(flush\) to swap in the mirrors in" \
+	"resumed on the mirrors in" "copy over after [0-9.]+ ms, seen by" "loaded the final table in" \
+	"suspended \(noflush\) in" "mirrors read again while suspended: 0 copies" \
+	"committed [0-9]+ extents to the devices and the state: [0-9]+ KiB written in" \
+	"resumed into the final table in [0-9.]+ ms: the stall"; do
+	n=$(grep -nE "$w" /tmp/verbose.log | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || fail "no debug line '$w' with --verbose"
+	[ "$n" -gt "$last" ] || fail "debug line '$w' out of order (line $n, the step before at $last)"
+	last=$n
+done
+# The batch's info line comes after its last debug line: batch_end writes it.
+tail -n +"$from" /tmp/tierd.log | grep -E "debug: .*resumed into the final table|info: .*extents: stall" |
+	tail -n 1 | grep -q "info: " || fail "the batch's info line is not after its debug lines"
+echo "ok: $(wc -l </tmp/verbose.log) debug lines, each step in order"
+# The data over a kill at each step is crash-points' business; here, where the extents went.
+on_tier "$hdd_mm"
+assert_eq "SSD extents used" 0 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 tierd_stop TERM
 echo "migrate-verify: ok"
