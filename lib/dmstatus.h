@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dmstatus: the parts of a device-mapper status (`dmsetup status`) tierd reads. */
 #ifndef TIERD_DMSTATUS_H
 #define TIERD_DMSTATUS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef TIERD_EXTMAP_H
 #define TIERD_EXTMAP_H
 

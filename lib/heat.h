@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* heat: an exponentially decayed score per extent, from dm-stats samples. */
 #ifndef TIERD_HEAT_H
 #define TIERD_HEAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * metrics: the Prometheus text exposition format, version 0.0.4, and the
  * naming rules its users expect (docs/metrics.md). Pure: the caller declares

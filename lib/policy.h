@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy: what a placement policy asks of the planner, and its file format. */
 #ifndef TIERD_POLICY_H
 #define TIERD_POLICY_H

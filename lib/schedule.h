@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* schedule: when a tiering run may start, in local wall-clock time. docs/schedule.md. */
 #ifndef TIERD_SCHEDULE_H
 #define TIERD_SCHEDULE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef TIERD_SIZE_H
 #define TIERD_SIZE_H
 

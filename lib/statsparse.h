@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* statsparse: the per-area counters of a dm-stats region, from `@stats_print` text. */
 #ifndef TIERD_STATSPARSE_H
 #define TIERD_STATSPARSE_H

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- Pools, their devices and the extent map. The devices carry the same
 -- information in their own metadata (see docs/pools.md); `generation` says
 -- which copy is newer after a crash between the two writes.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- Heat per extent (docs/heat.md), flushed periodically and at shutdown, and
 -- the I/O each tier served, per minute.
 -- A row holds `nr` extents from `first_le` (a multiple of the chunk size), 24

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- Tiering: each pool's policy and schedule, its pins, the runs, what moved
 -- per minute, and the intents of the moves in flight (docs/migration.md).
 -- From this version the 4 bytes after the heat in a `heat` record hold the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cli.h"
 #include "client.h"
 #include "member.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cli: what tierctl's commands share: their descriptions and help, option
  * parsing, usage errors, calls to tierd and JSON output.  Unlike the client

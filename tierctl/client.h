@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* client: one connection to tierd's control socket, as docs/protocol.md says. */
 #ifndef TIERCTL_CLIENT_H
 #define TIERCTL_CLIENT_H

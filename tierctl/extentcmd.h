@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* extentcmd: the "tierctl extent" commands, which place extents by hand. */
 #ifndef TIERCTL_EXTENTCMD_H
 #define TIERCTL_EXTENTCMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* heatcmd: "tierctl heat", the extents a pool's I/O makes hottest. */
 #ifndef TIERCTL_HEATCMD_H
 #define TIERCTL_HEATCMD_H

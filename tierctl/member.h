@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * member: typed reads of a JSON object's members, for objects that come from
  * tierd and so may not be what the protocol says.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pincmd: "tierctl pin" and "tierctl unpin", ranges of a volume kept on one tier. */
 #ifndef TIERCTL_PINCMD_H
 #define TIERCTL_PINCMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* poolcmd: the "tierctl pool" commands. */
 #ifndef TIERCTL_POOLCMD_H
 #define TIERCTL_POOLCMD_H

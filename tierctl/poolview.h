@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* poolview: tierd's pool objects (docs/protocol.md) as text for people. */
 #ifndef TIERCTL_POOLVIEW_H
 #define TIERCTL_POOLVIEW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * progress: how far a long operation has got, as a redrawn bar on a terminal
  * and as plain lines (at most one a second, and the last) for logs and pipes.

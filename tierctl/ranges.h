@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ranges: byte ranges of a volume, such as the places of a file's data that
  * FIEMAP reports, merged into as few whole-extent ranges as cover them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
 #include "runscmd.h"
 #include "tierview.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* runscmd: "tierctl runs", the history of a pool's tiering runs. */
 #ifndef TIERCTL_RUNSCMD_H
 #define TIERCTL_RUNSCMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* schedulecmd: "tierctl schedule", when and how fast a pool's tiering runs go. */
 #ifndef TIERCTL_SCHEDULECMD_H
 #define TIERCTL_SCHEDULECMD_H

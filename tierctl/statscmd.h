@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* statscmd: "tierctl stats", a pool's tiers, I/O, migrations and schedule at a glance. */
 #ifndef TIERCTL_STATSCMD_H
 #define TIERCTL_STATSCMD_H

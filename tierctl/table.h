@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * table: the one formatter behind tierctl's output.  A table is a list of
  * columns and rows of cells; it renders as aligned text for people or as

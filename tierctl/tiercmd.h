@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tiercmd: the "tierctl tier" commands, which add and remove a pool's SSD tier. */
 #ifndef TIERCTL_TIERCMD_H
 #define TIERCTL_TIERCMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tierview: tierd's tiering objects (the schedule, runs, pins; see
  * docs/protocol.md) as text for people, through the table formatter.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timefmt: the times and durations of tierd's replies and of tierctl's
  * options, as people read and type them.  Nothing here does I/O; local time

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-compare: tierd side by side with HDD-only, SSD-only, lvmcache (dm-cache,
 # smq) and bcache, on identical emulated devices, in the test VM. Not part of
 # the test run: it takes about half an hour. docs/benchmarks.md has the

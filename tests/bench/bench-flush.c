@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench-flush: storing the heat of 1,000,000 extents in SQLite, in the
  * chunks the daemon uses, against the targets of docs/heat.md: under 2 s in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench-heat: the CPU cost of one heat sample of a 4 TiB volume.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-migrate: what a live move costs the volume's users, measured in the
 # VM (tests/vm/vm-run) on loop devices over sparse tmpfs files, 1 MiB extents.
 #

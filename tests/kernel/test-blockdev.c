@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * blockdev on real block devices, in steps that tests/vm/cases/blockdev.sh
  * runs and cross-checks with blockdev(8), blkid(8), dmsetup and dd:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dmctl against the kernel's device-mapper, in steps that
  * tests/vm/cases/dmctl.sh runs between its own checks with dmsetup and dd:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef TIERD_TESTS_CHECK_H
 #define TIERD_TESTS_CHECK_H
 

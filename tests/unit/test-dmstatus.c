@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dmstatus: mirror progress and failures from `dmsetup status` text. */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* heat: decay, weights, discounts, ranking. */
 #include <errno.h>
 #include <math.h> /* NAN and INFINITY only: the tests link no libm */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy: the shipped files, the file format, every error with its line. */
 #include <errno.h>
 #include <fcntl.h>

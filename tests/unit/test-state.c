@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state: SQLite round trips of pools, extent moves, heat and I/O history. */
 #include <errno.h>
 #include <stdio.h>

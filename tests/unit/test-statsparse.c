@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* statsparse: per-area counters from dm-stats `@stats_print` text. */
 #include <errno.h>
 #include <stdint.h>

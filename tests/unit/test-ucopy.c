@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ucopy: io_uring copy and verify of O_DIRECT files on the host's filesystem. */
 #include <errno.h>
 #include <fcntl.h>

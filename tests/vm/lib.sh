@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for guest tests; sourced by tests/vm/cases/*.sh inside the VM.
 # shellcheck shell=bash
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * blockdev: the block devices tierd puts pools on, probed before anything is
  * written to them and opened so that nobody else can be using them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * devload: how busy a block device is with its users' I/O, from the kernel's
  * counters in /sys/dev/block/MAJ:MIN/stat. For a tierd volume these count

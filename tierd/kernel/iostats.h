@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * iostats: a pool volume's dm-stats region, one area per extent, created
  * with tierd's own program_id so other users of dm-stats (dmstats) neither

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ucopy: the userspace copy/verify engine on io_uring, for data tierd moves or
  * checks itself rather than through the kernel's mirror target: verifying a

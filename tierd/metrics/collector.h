@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * collector: the daemon's metrics (docs/metrics.md), gathered at each scrape
  * from what the pools, the tiering runs and the state already expose.

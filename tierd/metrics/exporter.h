@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exporter: the daemon's metrics over HTTP for Prometheus (docs/metrics.md).
  * GET (or HEAD) /metrics and nothing else, one request per connection,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fault: test-only crash points, so tests can stop tierd at a step of a protocol. */
 #ifndef TIERD_FAULT_H
 #define TIERD_FAULT_H

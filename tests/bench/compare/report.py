@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Turn a bench-compare.sh results folder into report.md and benchmarks.svg.
 
 Usage: report.py RESULTS_DIR

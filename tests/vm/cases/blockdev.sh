@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # blockdev (how tierd examines and opens a device before writing to it) on real
 # devices: sizes and block sizes as blockdev(8) reports them, signatures as
 # blkid(8) finds them plus tierd's own, exclusive opens refused while md, dm or

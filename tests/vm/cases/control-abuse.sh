@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The control socket under abuse: a non-root peer can read but change nothing
 # (every mutating method that daemon.version lists answers EPERM), and garbage,
 # oversized lines, connection storms and clients that never read get errors or

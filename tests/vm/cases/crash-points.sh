@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tierd dies (SIGKILL, through the TIERD_FAULT hook) at every step of an
 # attach's and of a move's commit protocol, the move with writes landing in a
 # moving extent: the restarted tierd adopts the newest metadata, finds a new

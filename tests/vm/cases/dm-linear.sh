@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A dm linear volume concatenating two loop devices: data written through the
 # volume reads back identical, and each byte sits on the device and offset the
 # table says.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A dm-stats region over a volume, one area per 1 MiB: direct I/O aimed at
 # known areas shows up in exactly those areas' counters, a region with its own
 # program_id is private to it, and @stats_print_clear turns reads into deltas

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dmctl (tierd's libdevmapper layer) on the real kernel: a 2-segment linear
 # volume created, read back, remapped live, refused and force-removed through
 # dmctl, with dmsetup and O_DIRECT reads of the data as the independent view.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Heat from dm-stats: random 4K reads on a few scattered extents put exactly
 # those on top, even after a sequential scan of the whole volume; heat survives
 # a restart and a kill -9; the per-tier I/O history matches a workload with a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `tierd --check-kernel` on the real kernel: it reports the driver version the
 # kernel has (opening /dev/mapper/control loads dm-mod, as on a real machine),
 # and asking for the mirror target loads dm-mirror on demand.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An md RAID6 over 6 loop devices (the HDD tier of a typical pool): data
 # written survives one and then two failed members, read back with O_DIRECT.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A commit writes only the metadata blocks that changed since the slot it
 # overwrites was last written, yet every slot on every device stays a whole,
 # valid generation: checked by reading the slots back from the devices

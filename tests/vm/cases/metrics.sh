@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tierd --metrics-listen: off by default (no TCP port at all); on, GET /metrics
 # answers the Prometheus text format, every line of which parses, every family
 # with HELP and TYPE; the values agree with what moved, with `dmsetup table`

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A move whose destination fails (the SSD's data area turned into the `error`
 # target): the move ends cleanly with an error, the extents stay on the HDD,
 # the data is intact, and once the SSD works again the same move succeeds.

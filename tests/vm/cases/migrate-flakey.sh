@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A move to an SSD whose writes fail, always or intermittently (dm-flakey with
 # error_writes, reads still working): every extent whose copy failed stays on
 # the HDD and is counted in tierctl's failure, every other one is on the SSD,

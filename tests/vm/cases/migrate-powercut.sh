@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The power fails during a move: in the middle of a batch's copy (with writes
 # going through the mirrors), right after a batch's commit with the volume
 # still suspended, and between the commit's device write and its state write.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Moves while the pool is deactivated: tierd copies the extents itself with
 # io_uring (O_DIRECT, several copies in flight, verified against the source
 # with --verify-moves), commits, and the volume activates with the new

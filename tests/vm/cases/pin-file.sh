@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tierctl pin --file: on ext4 made on the volume, a file in several pieces is
 # pinned where FIEMAP says its data lies (checked against filefrag's own
 # answer), a tiering run moves exactly those extents to the SSD, and the file

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Attaching an SSD to a live HDD-only pool that holds data: the data stays,
 # the volume grows by the SSD's usable capacity (or not, with --no-grow), and
 # the new space takes data too.

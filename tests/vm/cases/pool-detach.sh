@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Extents moved live to an SSD attached with --no-grow (with writes landing in
 # a moving extent), tierd killed in the middle of a move, then the SSD
 # detached: the data stays intact and in the end the table maps only the HDD.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input to `pool create` and `tier attach`: a non-zero exit, a message
 # naming the device and the reason, and not one byte changed on any device.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A pool over an HDD and an SSD loop device keeps known random data across
 # deactivate/activate, a tierd restart, kill -9, and an import from the
 # devices alone (state deleted, volume removed); destroy wipes its signatures.

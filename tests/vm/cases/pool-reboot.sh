@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A pool on file-backed virtio disks, its state on a third disk: after a power
 # cut the next boot's tierd activates it with the data intact.
 # vm-disks: 192M 64M 64M

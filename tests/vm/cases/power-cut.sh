@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The harness itself: a file-backed virtio disk keeps what reached it across a
 # power cut, and the shared folder carries results from one boot to the next.
 # vm-disks: 64M

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tierctl stats: the extents each tier uses match what `dmsetup table` maps,
 # and the share of I/O served by the SSD follows a workload that touches only
 # SSD-mapped extents (above 0.8), then only HDD-mapped ones (below 0.2); the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tiering runs end to end on a pool whose SSD grows the volume (so every
 # promotion needs a demotion first, through the swap reserve): a sequential
 # scan of everything plans no promotion; a hot set of
