@@ -13,16 +13,6 @@
 #include "log.h"
 #include "size.h"
 
-/* ---- attach ------------------------------------------------------------------------ */
-
-int pool_ssd_dev(const struct pool *p)
-{
-	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
-		if (p->sp.meta.devs[i].tier == METADATA_TIER_SSD)
-			return (int)i;
-	return -1;
-}
-
 /* Extents the smallest metadata slot of the pool can describe. */
 static uint32_t pool_max_logical(const struct pool *p, const struct metadata_sb *extra)
 {

@@ -15,8 +15,6 @@
 #include "log.h"
 #include "size.h"
 
-/* ---- finding and checking devices ------------------------------------------ */
-
 int pool_open_direct(const char *path, int *fd)
 {
 	*fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);

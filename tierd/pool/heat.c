@@ -13,8 +13,6 @@
 #include "planner.h"
 #include "size.h"
 
-/* ---- heat ------------------------------------------------------------------------ */
-
 /* dm-stats memory for all pools stays under 1/this of RAM (docs/heat.md). */
 #define POOL_HEAT_RAM_SHARE 16
 /*

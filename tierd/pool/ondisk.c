@@ -24,8 +24,6 @@ static uint64_t round_block(uint64_t n)
 	return (n + METADATA_BLOCK - 1) / METADATA_BLOCK * METADATA_BLOCK;
 }
 
-/* ---- on-device metadata ---------------------------------------------------- */
-
 int pool_read_sb(int fd, struct metadata_sb *sb)
 {
 	void *block = block_alloc(METADATA_BLOCK);

@@ -109,6 +109,8 @@ void pool_free(struct pool *p);
 void pools_link(struct pools *ps, struct pool *p);
 void pools_unlink(struct pools *ps, struct pool *p);
 struct pool *pools_find_uuid(struct pools *ps, const uint8_t uuid[16]);
+/* The index of the pool's SSD device, -1 when it has none. */
+int pool_ssd_dev(const struct pool *p);
 void pool_dm_uuid(const struct pool *p, char out[64]);
 
 /* devices.c */
@@ -130,7 +132,6 @@ int pool_reopen_device(struct pool *p, unsigned dev, struct pool_new_dev *nd, ch
 		       size_t err_len);
 
 /* attach.c */
-int pool_ssd_dev(const struct pool *p);
 int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len);
 int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len);
 

@@ -189,6 +189,14 @@ int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void 
 
 /* ---- for tiering runs (tiering.c) ---- */
 
+int pool_ssd_dev(const struct pool *p)
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sp.meta.devs[i].tier == METADATA_TIER_SSD)
+			return (int)i;
+	return -1;
+}
+
 int64_t pool_state_id(const struct pool *p)
 {
 	return p->sp.id;

@@ -10,8 +10,6 @@
 
 #include "dmctl.h"
 
-/* ---- the volume ---------------------------------------------------------- */
-
 int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size_t err_len)
 {
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
