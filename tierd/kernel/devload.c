@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* devload: how busy a block device is, from its io_ticks in sysfs. */
 #include "devload.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <time.h>
+
+#include "clock.h"
 
 int devload_read(unsigned major, unsigned minor, struct devload_sample *out)
 {
 	uint64_t f[10];
-	struct timespec ts;
 	char path[64];
 	FILE *file;
 	int n;
@@ -25,10 +26,9 @@ int devload_read(unsigned major, unsigned minor, struct devload_sample *out)
 	fclose(file);
 	if (n != 10)
 		return -EPROTO;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	out->ios = f[0] + f[4];
 	out->busy_ms = f[9];
-	out->at_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	out->at_ns = clock_now_ns();
 	return 0;
 }
 
