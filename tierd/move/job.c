@@ -412,11 +412,6 @@ void job_pause(struct pool *p, bool paused)
 		job_wait(job, "", 0.);
 }
 
-bool job_paused(const struct pool *p)
-{
-	return p->job && p->job->paused;
-}
-
 int job_get_report(const struct pool *p, struct job_report *out)
 {
 	const struct pool_job *job = p->job;

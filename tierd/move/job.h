@@ -70,7 +70,6 @@ int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrin
 
 /* A paused job finishes its batch, then waits; nothing when the pool is idle. */
 void job_pause(struct pool *p, bool paused);
-bool job_paused(const struct pool *p);
 
 /* Extents per table swap: more copy at once, but a longer commit while suspended. */
 #define JOB_BATCH 16
