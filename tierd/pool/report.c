@@ -49,9 +49,10 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 	memcpy(out->uuid, p->sp.meta.uuid, sizeof(out->uuid));
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		struct pool_dev_report *d = &out->devs[i];
-		struct pool_tier_report *t = &out->tiers[d->tier];
+		struct pool_tier_report *t;
 
 		dev_report(p, i, d);
+		t = &out->tiers[d->tier];
 		t->present = true;
 		t->total_extents += d->total_extents;
 		t->used_extents += d->used_extents;
