@@ -271,6 +271,19 @@ uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev)
 	return n;
 }
 
+int extmap_same_mapping(const struct extmap *a, const struct extmap *b)
+{
+	if (a->nr_logical != b->nr_logical || a->nr_devs != b->nr_devs)
+		return 0;
+	for (unsigned d = 0; d < a->nr_devs; d++)
+		if (a->nr_pe[d] != b->nr_pe[d])
+			return 0;
+	for (uint32_t le = 0; le < a->nr_logical; le++)
+		if (a->map[le].dev != b->map[le].dev || a->map[le].pe != b->map[le].pe)
+			return 0;
+	return 1;
+}
+
 /* Counter, hint and padding of one device against its bitmap. */
 static bool extmap_dev_consistent(const struct extmap *m, unsigned dev)
 {

@@ -85,6 +85,12 @@ struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);
 uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev);
 
 /*
+ * Whether a and b map every logical extent to the same place, over the same
+ * devices. Reservations are not compared: they live in memory only.
+ */
+int extmap_same_mapping(const struct extmap *a, const struct extmap *b);
+
+/*
  * Consistency: every mapped pe in range, marked used and used by one le
  * only; counters, search hints and bitmap padding agree with the bitmaps.
  * Returns 0, -ENOMEM, or -EUCLEAN with *bad_le (may be NULL) set to the

@@ -178,6 +178,33 @@ static void test_remap(void)
 	extmap_destroy(&m);
 }
 
+static void test_same_mapping(void)
+{
+	const unsigned cold = 0, hot = 1;
+	struct extmap a, b, c;
+	uint32_t pe;
+
+	init_two_devs(&a, 4, 4, 2);
+	init_two_devs(&b, 4, 4, 2);
+	init_two_devs(&c, 4, 4, 3);
+	CHECK_INT(extmap_fill_linear(&a, cold), 4);
+	CHECK_INT(extmap_fill_linear(&b, cold), 4);
+	CHECK_INT(extmap_fill_linear(&c, cold), 4);
+	CHECK(extmap_same_mapping(&a, &b));
+	/* A device of another size is another pool. */
+	CHECK(!extmap_same_mapping(&a, &c));
+	/* A reservation is not a mapping. */
+	CHECK_OK(extmap_alloc(&b, hot, &pe));
+	CHECK(extmap_same_mapping(&a, &b));
+	CHECK_OK(extmap_release(&b, hot, pe));
+	CHECK_OK(extmap_remap(&b, 1, hot, pe));
+	CHECK(!extmap_same_mapping(&a, &b));
+	CHECK(!extmap_same_mapping(&b, &a));
+	extmap_destroy(&a);
+	extmap_destroy(&b);
+	extmap_destroy(&c);
+}
+
 static void test_alloc(void)
 {
 	/* 130: two full words and a partial one, so padding bits are exercised. */
@@ -555,6 +582,7 @@ int main(void)
 	test_devices();
 	test_map_unmap();
 	test_remap();
+	test_same_mapping();
 	test_alloc();
 	test_resize_logical();
 	test_fill_linear();

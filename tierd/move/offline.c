@@ -78,12 +78,21 @@ static void job_offline_commit(struct pool_job *job)
 	}
 	r = n ? pool_commit(p, changed, n, err, sizeof(err)) : 0;
 	if (r < 0) {
-		/* Source and copy are both complete: either generation a device kept is right. */
+		char again[POOL_ERR_MAX];
+
 		for (size_t i = n; i-- > 0;)
 			extmap_remap(&p->sp.map, changed[i], old[i].dev, old[i].pe);
 		for (size_t i = 0; i < job->nr_items; i++)
 			job->items[i].result = -EIO;
-		pool_set_broken(p, err);
+		/*
+		 * A device may hold the new generation already, naming the copies.
+		 * Write the sources back as a newer one: an activation over them
+		 * would otherwise take writes that the next start, adopting the
+		 * devices' newest generation, maps away from. If that fails too the
+		 * pool is broken and is not activated until tierd restarts.
+		 */
+		if (pool_commit(p, changed, n, again, sizeof(again)) < 0)
+			pool_set_broken(p, err);
 	}
 	job_batch_done(NULL, r, err, job);
 }

@@ -102,14 +102,16 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 		goto undo_meta;
 	fault_point("attach-after-devices");
 	r = pool_reopen_device(p, dev, &nd, err, err_len);
-	if (r == 0)
-		r = state_pool_save(ps->state, &p->sp);
-	if (r < 0) {
-		log_err("pool %s: SSD %s attached on the devices but not in the state: %s",
-			p->sp.meta.name, ssd, state_last_error(ps->state));
-		if (!*err)
+	if (r == 0) {
+		r = pool_save_state(p, NULL, 0);
+		if (r < 0)
 			errbuf_set(err, err_len, "pool %s: cannot save the state: %s",
 				   p->sp.meta.name, state_last_error(ps->state));
+	}
+	if (r < 0) {
+		p->state_stale = true; /* the devices name the SSD; the state may not */
+		log_err("pool %s: SSD %s attached on the devices but not in the state: %s",
+			p->sp.meta.name, ssd, err);
 		goto out;
 	}
 	if (grow) {

@@ -161,9 +161,27 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 	return 0;
 }
 
+/* A slot of some device that holds generation gen: 0 and *dev, *slot set, or -ENOENT. */
+static int pool_find_slot(const struct pool *p, uint64_t gen, unsigned *dev, unsigned *slot)
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		for (unsigned s = 0; s < 2; s++) {
+			if (p->slot_gen[i][s] == gen) {
+				*dev = i;
+				*slot = s;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
 /*
  * The devices are written before the state, so after a crash between the two
- * a device may hold a newer generation: it is complete, adopt it.
+ * a device may hold a newer generation: it is complete, adopt it. With equal
+ * generations the device's map wins too: the state can only differ from it
+ * after a save that failed and was not redone (both are written from the
+ * same memory), and the devices are what the volume was built from.
  */
 int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 {
@@ -183,15 +201,26 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 			}
 		}
 	}
-	if (best == p->sp.meta.generation)
-		return 0;
+	if (best == p->sp.meta.generation &&
+	    pool_find_slot(p, best, &best_dev, &best_slot) < 0)
+		return 0; /* no device holds the state's generation: nothing to compare */
 	r = pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map);
 	if (r < 0 || gen != best)
 		return pool_fail(p, r < 0 ? r : -EIO, err, err_len, "cannot re-read metadata on %s",
 				 p->sp.paths[best_dev]);
-	log_warn("pool %s: metadata generation %llu on %s is newer than the state's %llu; using it",
-		 p->sp.meta.name, (unsigned long long)best, p->sp.paths[best_dev],
-		 (unsigned long long)p->sp.meta.generation);
+	if (best == p->sp.meta.generation) {
+		if (meta.nr_devs == p->sp.meta.nr_devs && extmap_same_mapping(&map, &p->sp.map)) {
+			extmap_destroy(&map);
+			return 0;
+		}
+		log_warn("pool %s: the state's extent map differs from generation %llu on %s; "
+			 "using the device's", p->sp.meta.name, (unsigned long long)best,
+			 p->sp.paths[best_dev]);
+	} else {
+		log_warn("pool %s: metadata generation %llu on %s is newer than the state's %llu; "
+			 "using it", p->sp.meta.name, (unsigned long long)best,
+			 p->sp.paths[best_dev], (unsigned long long)p->sp.meta.generation);
+	}
 	r = pool_take_devices(p, &meta, err, err_len);
 	if (r < 0) {
 		extmap_destroy(&map);
@@ -199,7 +228,7 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	}
 	extmap_destroy(&p->sp.map);
 	p->sp.map = map;
-	r = state_pool_save(p->ps->state, &p->sp);
+	r = pool_save_state(p, NULL, 0);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "cannot save the state: %s",
 				 state_last_error(p->ps->state));

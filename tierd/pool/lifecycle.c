@@ -102,6 +102,15 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 
 	if (p->active)
 		return 0;
+	/*
+	 * A broken pool's devices may name other places than its memory does
+	 * (a commit that failed half-way and could not be undone): mapping
+	 * memory's now would put writes where the next start does not look.
+	 */
+	if (p->broken[0])
+		return errbuf_fail(-EIO, err, err_len,
+				   "pool %s is not activated until tierd restarts: its metadata could"
+				   " not be written (%s)", p->sp.meta.name, p->broken);
 	r = pool_open_devices(p, err, err_len);
 	if (r < 0)
 		return r;

@@ -185,6 +185,20 @@ size_t pool_commit_bytes(const struct pool *p)
 	return p->commit_bytes;
 }
 
+/*
+ * Save the pool to the state: only the extents named while the state is
+ * known to hold the rest, else (changed NULL, or after a failed save) all.
+ */
+int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed)
+{
+	int r = changed && !p->state_stale ?
+			state_pool_save_extents(p->ps->state, &p->sp, changed, nr_changed) :
+			state_pool_save(p->ps->state, &p->sp);
+
+	p->state_stale = r < 0;
+	return r;
+}
+
 int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
 		size_t err_len)
 {
@@ -193,8 +207,7 @@ int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char
 	if (r < 0)
 		return r;
 	fault_point("commit-after-devices");
-	r = changed ? state_pool_save_extents(p->ps->state, &p->sp, changed, nr_changed) :
-		      state_pool_save(p->ps->state, &p->sp);
+	r = pool_save_state(p, changed, nr_changed);
 	/* The devices hold the new generation: activation adopts it even so. */
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "cannot save the state: %s",

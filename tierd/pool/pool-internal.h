@@ -40,6 +40,11 @@ struct pool {
 	const char *job_what; /* what it is doing, for "pool NAME is busy: ..." */
 	uint32_t dm_major, dm_minor; /* the volume's, while active */
 	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
+	/*
+	 * A save to the state failed: SQLite may hold an older map, or one
+	 * without a device memory has, so the next save writes everything.
+	 */
+	bool state_stale;
 	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
 	struct heat_table heat;
 	struct statsparse_area *sample; /* one per extent, reused by every sample */
@@ -97,6 +102,7 @@ int pool_read_sb(int fd, struct metadata_sb *sb);
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		   struct metadata_pool *p, struct extmap *m);
 int pool_write_metadata(struct pool *p, char *err, size_t err_len);
+int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed);
 int pool_format_device(int fd, const struct metadata_sb *sb, char *err, size_t err_len,
 		       const char *path);
 int pool_wipe_device(int fd, const struct metadata_sb *sb);

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The state directory's filesystem fills up (a small tmpfs) and heals again:
+# an SSD attached while the state cannot be saved, then moves once it can.
+# The failed save must not leave SQLite's map behind memory's for good: the
+# next commit saves the whole pool, so the next start activates the pool with
+# the map the devices hold and the volume reads back what was written.
+# Last, a state whose map differs from the devices' at the same generation
+# (what the failed save left before it was redone): the devices' map wins.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+vm_modprobe loop dm-mod dm-mirror
+hdd=$(vm_loop_create 128M) ssd=$(vm_loop_create 64M)
+mkdir -p /tmp/small
+mount -t tmpfs -o size=2M tmpfs /tmp/small
+TIERD_STATE=/tmp/small/tierd
+vol=/dev/mapper/tank
+tierd_start
+tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
+size=$(blockdev --getsize64 $vol)
+vm_random_file /tmp/data "$size"
+dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
+want=$(vm_sha256 /tmp/data)
+
+step "attach with the state's filesystem full"
+dd if=/dev/zero of=/tmp/small/filler bs=4K status=none 2>/dev/null || true
+tierctl_fails 1 "cannot save the state: .*(full|disk|space)" tier attach tank --ssd "$ssd" --no-grow
+grep -q "pool tank: pool tank" /tmp/tierd.log && fail "a log line names the pool twice"
+
+step "moves after the state healed"
+rm /tmp/small/filler
+tierctl_ok extent move tank 4 8 --tier ssd
+assert_eq "extents on the SSD" 8 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+
+step "restart"
+tierd_stop
+tierd_start
+assert_eq "pool state after the restart" active "$(pool_field tank .state)"
+assert_eq "extents on the SSD after the restart" 8 \
+	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+vm_drop_caches
+assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+
+step "the state's map differs from the devices' at the same generation"
+tierd_stop
+sqlite3 "$TIERD_STATE/tierd.db" "UPDATE extent SET pe = 1 - pe WHERE le IN (0, 1)"
+tierd_start
+grep -q "differs from generation" /tmp/tierd.log || fail "tierd did not notice the maps differ"
+vm_drop_caches
+assert_eq "volume contents with the devices' map" "$want" "$(vm_sha256 $vol "$size")"
+tierd_stop
