@@ -37,7 +37,12 @@ static int dmtable_push_merged(struct dmtable *t, const struct dmtable_target *t
 {
 	struct dmtable_target *last = t->nr ? &t->t[t->nr - 1] : NULL;
 
-	if (last && !last->mirror_region && last->major == tg->major && last->minor == tg->minor &&
+	if (last && last->error && tg->error && last->start + last->len == tg->start) {
+		last->len += tg->len;
+		return 0;
+	}
+	if (last && !last->mirror_region && !last->error && !tg->error &&
+	    last->major == tg->major && last->minor == tg->minor &&
 	    last->start + last->len == tg->start && last->offset + last->len == tg->offset) {
 		last->len += tg->len;
 		return 0;
@@ -69,11 +74,19 @@ static int dmtable_add_extent(struct dmtable *t, const struct extmap *m,
 	ret = dmtable_locate(m, devs, extent_sectors, loc.dev, loc.pe, &tg.offset);
 	if (ret)
 		return ret;
+	if (devs[loc.dev].missing) {
+		if (move)
+			return -EINVAL;
+		tg.offset = 0;
+		tg.error = true;
+		return dmtable_push_merged(t, &tg);
+	}
 	tg.major = devs[loc.dev].major;
 	tg.minor = devs[loc.dev].minor;
 	if (!move)
 		return dmtable_push_merged(t, &tg);
-	if (move->dev == loc.dev && move->pe == loc.pe)
+	if ((move->dev == loc.dev && move->pe == loc.pe) ||
+	    (move->dev < m->nr_devs && devs[move->dev].missing))
 		return -EINVAL;
 	ret = dmtable_locate(m, devs, extent_sectors, move->dev, move->pe, &tg.mirror_offset);
 	if (ret)
@@ -142,7 +155,7 @@ int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
 
 const char *dmtable_type(const struct dmtable_target *t)
 {
-	return t->mirror_region ? "mirror" : "linear";
+	return t->error ? "error" : t->mirror_region ? "mirror" : "linear";
 }
 
 int dmtable_params(const struct dmtable_target *t, char *buf, size_t len)
@@ -151,7 +164,9 @@ int dmtable_params(const struct dmtable_target *t, char *buf, size_t len)
 
 	if (!t || (!buf && len))
 		return -EINVAL;
-	if (t->mirror_region)
+	if (t->error)
+		n = snprintf(buf, len, "%s", "");
+	else if (t->mirror_region)
 		n = snprintf(buf, len, "core 1 %" PRIu32 " 2 " DMTABLE_PARAMS_FMT " " DMTABLE_PARAMS_FMT
 			     " 1 handle_errors", t->mirror_region, t->major, t->minor, t->offset,
 			     t->mirror_major, t->mirror_minor, t->mirror_offset);
@@ -230,6 +245,11 @@ static void dmtable_take_line(struct dmtable_cursor *c, struct dmtable_target *t
 	dmtable_take_blanks(c);
 	tg->len = dmtable_take_number(c, UINT64_MAX);
 	dmtable_take_blanks(c);
+	if (!c->err && !strncmp(c->p, "error", 5)) {
+		c->p += 5;
+		tg->error = true;
+		goto end_of_line;
+	}
 	dmtable_take_text(c, "linear");
 	dmtable_take_blanks(c);
 	tg->major = (uint32_t)dmtable_take_number(c, UINT32_MAX);
@@ -237,6 +257,7 @@ static void dmtable_take_line(struct dmtable_cursor *c, struct dmtable_target *t
 	tg->minor = (uint32_t)dmtable_take_number(c, UINT32_MAX);
 	dmtable_take_blanks(c);
 	tg->offset = dmtable_take_number(c, UINT64_MAX);
+end_of_line:
 	if (c->err)
 		return;
 	dmtable_skip_blanks(c);
@@ -282,8 +303,8 @@ static size_t dmtable_format_line(const struct dmtable_target *tg, char *buf, si
 	int n;
 
 	dmtable_params(tg, params, sizeof(params));
-	n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 " %s %s\n", tg->start, tg->len,
-		     dmtable_type(tg), params);
+	n = snprintf(buf, len, "%" PRIu64 " %" PRIu64 " %s%s%s\n", tg->start, tg->len,
+		     dmtable_type(tg), params[0] ? " " : "", params);
 
 	/* Only an encoding error could make n negative, and there is no text to encode. */
 	return n > 0 ? (size_t)n : 0;

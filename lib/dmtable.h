@@ -2,6 +2,7 @@
 #ifndef TIERD_DMTABLE_H
 #define TIERD_DMTABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,11 @@
 struct dmtable_dev {
 	uint32_t major, minor;
 	uint64_t data_start; /* sector where pe 0 starts */
+	/*
+	 * The device is gone (a degraded activation): its extents map to the
+	 * `error` target, so reading them fails rather than returning other data.
+	 */
+	bool missing;
 };
 
 struct dmtable_target {
@@ -33,6 +39,7 @@ struct dmtable_target {
 	uint32_t mirror_region;
 	uint32_t mirror_major, mirror_minor;
 	uint64_t mirror_offset;
+	bool error; /* an `error` target: no device, every I/O fails */
 };
 
 /* Where one logical extent moves to. */
@@ -50,9 +57,10 @@ struct dmtable {
 
 /*
  * One linear target per run of logical extents that sit contiguously on the
- * same device; devs is indexed by extmap device.  *out is overwritten (left
- * empty on error).  -EINVAL if any le is unmapped or extent_sectors is 0,
- * -ERANGE if a sector number would not fit 64 bits.
+ * same device, one error target per run of extents on missing devices; devs
+ * is indexed by extmap device.  *out is overwritten (left empty on error).
+ * -EINVAL if any le is unmapped or extent_sectors is 0, -ERANGE if a sector
+ * number would not fit 64 bits.
  */
 int dmtable_build(struct dmtable *out, const struct extmap *m,
 		  const struct dmtable_dev *devs, uint64_t extent_sectors);
@@ -62,26 +70,28 @@ int dmtable_build(struct dmtable *out, const struct extmap *m,
  * as a mirror from where the map puts it to the move's destination, so the
  * kernel copies it live; region_sectors is the mirror's region size, a power
  * of two dividing extent_sectors. -EINVAL for unsorted moves, a move to where
- * the extent already is, or a destination out of range.
+ * the extent already is, a destination out of range, or a move from or to a
+ * missing device.
  */
 int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
 			 const struct dmtable_dev *devs, uint64_t extent_sectors,
 			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors);
 
-/* "linear" or "mirror". */
+/* "linear", "mirror" or "error". */
 const char *dmtable_type(const struct dmtable_target *t);
 
 /*
  * Target parameters for dm_task_add_target(): "253:4 2048" for linear,
- * "core 1 REGION 2 253:4 2048 253:5 0 1 handle_errors" for mirror.  -ENOSPC
- * if len is too small.
+ * "core 1 REGION 2 253:4 2048 253:5 0 1 handle_errors" for mirror, "" for
+ * error.  -ENOSPC if len is too small.
  */
 int dmtable_params(const struct dmtable_target *t, char *buf, size_t len);
 
 /*
- * Parse lines "START LEN linear MAJ:MIN OFFSET" as `dmsetup table` prints
- * them; the last newline is optional and "" is the empty table.  Targets are
- * kept as given, not merged.  -EINVAL for any other target type, malformed
+ * Parse lines "START LEN linear MAJ:MIN OFFSET" and "START LEN error" as
+ * `dmsetup table` prints them; the last newline is optional and "" is the
+ * empty table.  Targets are kept as given, not merged.  -EINVAL for any
+ * other target type, malformed
  * text, a zero length, or a gap or overlap (first start must be 0); -ERANGE
  * for a number too large.  *out is overwritten (left empty on error).
  */

@@ -32,3 +32,10 @@ int member_uint(struct json_object *obj, const char *key, uint64_t *out)
 	*out = json_object_get_uint64(v);
 	return 0;
 }
+
+int member_bool(struct json_object *obj, const char *key)
+{
+	struct json_object *v = member_get(obj, key);
+
+	return v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}

@@ -19,4 +19,7 @@ const char *member_string(struct json_object *obj, const char *key);
 /* 0 with *out, -ENOENT when missing, -EINVAL when not an integer >= 0. */
 int member_uint(struct json_object *obj, const char *key, uint64_t *out);
 
+/* Whether the member is the boolean true (missing or another type: false). */
+int member_bool(struct json_object *obj, const char *key);
+
 #endif

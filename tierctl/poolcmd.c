@@ -99,20 +99,26 @@ out:
 /* The commands that take only a pool's name: show, activate, deactivate, destroy. */
 static int poolcmd_named(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
-	bool force = false;
-	const struct cli_option options[] = { CLI_FLAG("force", &force) };
-	/* Only destroy has --force; the others must not accept it silently. */
-	size_t n_options = strcmp(cli_command_word(cmd), "destroy") ? 0 : 1;
+	bool force = false, degraded = false;
+	const struct cli_option destroy_options[] = { CLI_FLAG("force", &force) };
+	const struct cli_option activate_options[] = { CLI_FLAG("degraded", &degraded) };
+	/* Each option only where it means something; the others must not accept it silently. */
+	const char *word = cli_command_word(cmd);
+	const struct cli_option *options = !strcmp(word, "destroy")  ? destroy_options :
+					   !strcmp(word, "activate") ? activate_options :
+								       NULL;
 	struct json_object *params, *result = NULL;
 	char **args;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, n_options, 1, 1, &args, &n_args);
+	r = cli_parse(cli, cmd, argc, argv, options, options ? 1 : 0, 1, 1, &args, &n_args);
 	if (r != CLI_PROCEED)
 		return r;
 	params = cli_params(args[0]);
 	if (force)
 		cli_param_bool(&params, "force", true);
+	if (degraded)
+		cli_param_bool(&params, "degraded", true);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (r)
 		goto out;
@@ -132,15 +138,19 @@ out:
 
 static int poolcmd_import(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
+	bool degraded = false;
+	const struct cli_option options[] = { CLI_FLAG("degraded", &degraded) };
 	struct json_object *params, *result = NULL;
 	char **args;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, NULL, 0, 1, INT32_MAX, &args, &n_args);
+	r = cli_parse(cli, cmd, argc, argv, options, 1, 1, INT32_MAX, &args, &n_args);
 	if (r != CLI_PROCEED)
 		return r;
 	params = cli_params(NULL);
 	cli_param_paths(&params, "devices", args, n_args);
+	if (degraded)
+		cli_param_bool(&params, "degraded", true);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (!r)
 		r = poolcmd_print_changed(cli, cmd, result);
@@ -215,13 +225,26 @@ static const struct cli_command poolcmd_commands[] = {
 	},
 	{
 		.name = "pool activate",
-		.synopsis = "NAME",
+		.synopsis = "NAME [--degraded]",
 		.summary = "create the volume of an inactive pool",
 		.description =
 			"Create the pool's volume /dev/mapper/NAME again from tierd's state.\n"
 			"tierd activates every pool when it starts, so this is for pools\n"
-			"deactivated by hand.\n",
-		.examples = "  tierctl pool activate tank\n",
+			"deactivated by hand, and for pools that could not be activated:\n"
+			"'tierctl pool show' says why.\n"
+			"\n"
+			"A pool one of whose devices is missing (a dead SSD, say) stays\n"
+			"inactive unless --degraded is given.  Then the extents that lived on\n"
+			"the missing device map to the kernel's error target, so every read or\n"
+			"write of them fails with EIO and never returns other data, and the\n"
+			"rest of the volume works as usual.  'tierctl pool show' lists the lost\n"
+			"ranges.  A degraded pool takes no moves, attach or detach; with the\n"
+			"device back, deactivate and activate it again.  docs/pools.md says how\n"
+			"to recover.\n",
+		.options = "      --degraded          activate even with a device missing\n",
+		.examples =
+			"  tierctl pool activate tank\n"
+			"  tierctl pool activate tank --degraded\n",
 		.run = poolcmd_named,
 		.method = "pool.activate",
 		.done = "Activated pool",
@@ -255,13 +278,18 @@ static const struct cli_command poolcmd_commands[] = {
 	},
 	{
 		.name = "pool import",
-		.synopsis = "DEV...",
+		.synopsis = "DEV... [--degraded]",
 		.summary = "rebuild a pool from its devices and activate it",
 		.description =
 			"Rebuild a pool from the newest valid metadata on its devices and\n"
 			"activate it: after moving the devices to another machine, or losing\n"
-			"tierd's state directory.  Name every device of the pool.\n",
-		.examples = "  tierctl pool import /dev/md0 /dev/nvme0n1\n",
+			"tierd's state directory.  Name every device of the pool; with\n"
+			"--degraded, the devices named may lack some of the pool's, whose\n"
+			"extents then fail every read and write (see 'pool activate').\n",
+		.options = "      --degraded          import even with a device missing\n",
+		.examples =
+			"  tierctl pool import /dev/md0 /dev/nvme0n1\n"
+			"  tierctl pool import /dev/md0 --degraded\n",
 		.run = poolcmd_import,
 		.method = "pool.import",
 		.done = "Imported pool",

@@ -158,10 +158,18 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 	int r = -ENOMEM;
 
 	/* The volume's path belongs with the state that makes it exist. */
-	if (strcmp(poolview_string(pool, "state"), "active") || !strcmp(dm_device, "-"))
-		state = strdup(poolview_string(pool, "state"));
-	else if (asprintf(&state, "active (%s)", dm_device) < 0)
+	if (strcmp(poolview_string(pool, "state"), "active") || !strcmp(dm_device, "-")) {
+		const char *why = member_string(pool, "inactive_reason");
+
+		if (why && asprintf(&state, "%s: %s", poolview_string(pool, "state"), why) < 0)
+			state = NULL;
+		else if (!why)
+			state = strdup(poolview_string(pool, "state"));
+	} else if (asprintf(&state, "active (%s)%s", dm_device,
+			    member_bool(pool, "degraded") ? ", degraded: a device is missing" : "") <
+		   0) {
 		state = NULL;
+	}
 	if (asprintf(&size_text, "%s (%s extents of %s)", poolview_size(pool, "size_bytes", size),
 		     poolview_count(pool, "extents", extents),
 		     poolview_size(pool, "extent_size", extent)) < 0)
@@ -190,6 +198,34 @@ out:
 	free(size_text);
 	free(state);
 	return r;
+}
+
+/* A degraded pool's lost ranges, as byte ranges of the volume. */
+static int poolview_print_lost(FILE *out, struct json_object *pool)
+{
+	struct json_object *ranges = member_get(pool, "lost_ranges");
+	size_t n = json_object_is_type(ranges, json_type_array) ? json_object_array_length(ranges) : 0;
+	char size[SIZE_FORMAT_MAX];
+	uint64_t lost = 0;
+
+	if (!member_bool(pool, "degraded"))
+		return 0;
+	member_uint(pool, "lost_bytes", &lost);
+	fprintf(out, "\nDegraded: %s of the volume lived on the missing device%s\n",
+		size_format(lost, size, sizeof(size)),
+		n ? "; these byte ranges fail every read and write:" : "; nothing is lost.");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *range = json_object_array_get_idx(ranges, i);
+		uint64_t off = 0, len = 0;
+
+		member_uint(range, "offset_bytes", &off);
+		member_uint(range, "size_bytes", &len);
+		fprintf(out, "  %" PRIu64 "-%" PRIu64 " (%s)\n", off, off + len - 1,
+			size_format(len, size, sizeof(size)));
+	}
+	if (n == 64)
+		fprintf(out, "  (the first 64 ranges; --json lists the same)\n");
+	return ferror(out) ? -EIO : 0;
 }
 
 int poolview_print_show(FILE *out, struct json_object *pool)
@@ -229,6 +265,9 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 	fputc('\n', out);
 	r = table_print(t, out);
 	table_free(t);
+	if (r < 0)
+		return r;
+	r = poolview_print_lost(out, pool);
 	if (r < 0)
 		return r;
 	pins = member_get(pool, "pins");

@@ -190,7 +190,7 @@ static int daemon_open_pools(struct daemon *d)
 	heat.half_life_s = d->o->half_life;
 	pools_set_heat_params(d->methods.pools, &heat);
 	pools_set_verify(d->methods.pools, d->o->verify_moves);
-	pools_activate_all(d->methods.pools);
+	pools_activate_all(d->methods.pools, d->o->activate_degraded);
 	r = d->o->policy_dir ?
 		    tierings_open(&d->methods.tierings, d->loop, d->methods.pools, d->state, given,
 				  ARRAY_SIZE(given), err, sizeof(err)) :

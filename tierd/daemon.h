@@ -19,6 +19,7 @@ struct daemon_options {
 	const char *policy_dir;     /* NULL: /etc/tierd/policies, then the installed ones */
 	const char *metrics_listen; /* NULL: no metrics endpoint */
 	bool verify_moves;
+	bool activate_degraded;     /* at start, also pools with a device missing */
 };
 
 /* Run until SIGTERM or SIGINT; the volumes stay active. 0, or -errno (logged). */

@@ -46,6 +46,10 @@ static void usage(FILE *out)
 		"      --verify-moves           compare every copy with its source before a move\n"
 		"                               commits (io_uring reads of both; a difference\n"
 		"                               keeps the extent where it was); default off\n"
+		"      --activate-degraded      at start, activate pools with a device missing:\n"
+		"                               its extents read and write as I/O errors, the\n"
+		"                               rest as usual (docs/pools.md); default off: such\n"
+		"                               a pool stays inactive and says why\n"
 		"  -v, --verbose                log debug messages too: each step of a live move\n"
 		"                               (table loads, suspend, commit, resume) with its\n"
 		"                               time in ms\n"
@@ -127,6 +131,7 @@ int main(int argc, char **argv)
 		OPT_POLICY_DIR,
 		OPT_METRICS_LISTEN,
 		OPT_VERIFY_MOVES,
+		OPT_ACTIVATE_DEGRADED,
 	};
 	static const struct option options[] = {
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
@@ -138,6 +143,7 @@ int main(int argc, char **argv)
 		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
 		{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
 		{ "verify-moves", no_argument, NULL, OPT_VERIFY_MOVES },
+		{ "activate-degraded", no_argument, NULL, OPT_ACTIVATE_DEGRADED },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -178,6 +184,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_VERIFY_MOVES:
 			o.verify_moves = true;
+			break;
+		case OPT_ACTIVATE_DEGRADED:
+			o.activate_degraded = true;
 			break;
 		case OPT_METRICS_LISTEN: {
 			struct sockaddr_storage addr;

@@ -33,6 +33,7 @@ static void check_same_table(const struct dmtable *a, const struct dmtable *b)
 		const struct dmtable_target *x = &a->t[i];
 
 		check_target(b, i, x->start, x->len, x->major, x->minor, x->offset);
+		CHECK_UINT(b->t[i].error, x->error);
 	}
 }
 
@@ -248,6 +249,51 @@ static void test_parse_good(void)
 	dmtable_destroy(&t);
 }
 
+/* A degraded activation: the missing device's extents become error targets. */
+static void test_missing_device(void)
+{
+	struct dmtable_dev gone[3] = { devs[0], devs[1], devs[2] };
+	struct dmtable_move move = { .le = 0, .dev = 1, .pe = 9 };
+	struct dmtable t;
+	struct extmap m;
+	char buf[32], *text;
+
+	gone[1].missing = true;
+	init_map(&m, 6, 2, 10);
+	CHECK_OK(extmap_map(&m, 0, 0, 0));
+	CHECK_OK(extmap_map(&m, 1, 1, 3));
+	CHECK_OK(extmap_map(&m, 2, 1, 7)); /* not next to pe 3, but all errors are one */
+	CHECK_OK(extmap_map(&m, 3, 0, 1));
+	CHECK_OK(extmap_map(&m, 4, 1, 0));
+	CHECK_OK(extmap_map(&m, 5, 0, 2));
+	CHECK_OK(dmtable_build(&t, &m, gone, EXT));
+	CHECK_UINT(t.nr, 5);
+	check_target(&t, 0, 0, EXT, 253, 4, 2048);
+	CHECK(!t.t[0].error);
+	CHECK(t.t[1].error);
+	CHECK_UINT(t.t[1].start, EXT);
+	CHECK_UINT(t.t[1].len, 2 * EXT);
+	check_target(&t, 2, 3 * EXT, EXT, 253, 4, 2048 + EXT);
+	CHECK(t.t[3].error);
+	/* A linear run does not merge across an error target. */
+	check_target(&t, 4, 5 * EXT, EXT, 253, 4, 2048 + 2 * EXT);
+	CHECK_STR(dmtable_type(&t.t[1]), "error");
+	CHECK_OK(dmtable_params(&t.t[1], buf, sizeof(buf)));
+	CHECK_STR(buf, "");
+	CHECK_OK(dmtable_format(&t, &text));
+	CHECK_STR(text, "0 8192 linear 253:4 2048\n8192 16384 error\n24576 8192 linear 253:4 10240\n"
+			"32768 8192 error\n40960 8192 linear 253:4 18432\n");
+	free(text);
+	check_round_trip(&t);
+	dmtable_destroy(&t);
+
+	/* No move from or to a missing device. */
+	CHECK_INT(dmtable_build_moving(&t, &m, gone, EXT, &move, 1, 1024), -EINVAL);
+	move = (struct dmtable_move){ .le = 1, .dev = 0, .pe = 9 };
+	CHECK_INT(dmtable_build_moving(&t, &m, gone, EXT, &move, 1, 1024), -EINVAL);
+	extmap_destroy(&m);
+}
+
 static void test_parse_bad(void)
 {
 	static const struct check_bad_input cases[] = {
@@ -256,7 +302,8 @@ static void test_parse_bad(void)
 		{ "0 8 linear 8:0 0\n\n8 8 linear 8:0 8\n", -EINVAL },
 		{ " 0 8 linear 8:0 0", -EINVAL },
 		{ "0 8 striped 2 128 8:0 0 8:16 0", -EINVAL },
-		{ "0 8 error", -EINVAL },
+		{ "0 8 errorx", -EINVAL },
+		{ "0 8 error 8:0 0", -EINVAL },
 		{ "0 8 linearx 8:0 0", -EINVAL },
 		{ "0 8 Linear 8:0 0", -EINVAL },
 		{ "0 8 linear 8:0", -EINVAL },
@@ -368,6 +415,7 @@ int main(void)
 	test_params();
 	test_format();
 	test_parse_good();
+	test_missing_device();
 	test_parse_bad();
 	test_large_round_trip();
 	return 0;

@@ -2,6 +2,7 @@
 #include "methods.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "array.h"
@@ -173,10 +174,33 @@ static void pool_show_method(struct control_conn *conn, struct methods_ctx *m, j
 	by_name(conn, m, params, NULL);
 }
 
+/* The idle pool params name, with one optional boolean param flag into *value. */
+static struct pool *take_idle_pool(struct control_conn *conn, struct methods_ctx *m,
+				   json_object *params, const char *flag, bool *value)
+{
+	const char *name = NULL;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ flag, RPC_BOOL, false, value },
+	};
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return NULL;
+	return find_idle_pool(conn, m, name);
+}
+
 static void pool_activate_method(struct control_conn *conn, struct methods_ctx *m,
 				 json_object *params)
 {
-	by_name(conn, m, params, pool_activate);
+	bool degraded = false;
+	struct pool *p = take_idle_pool(conn, m, params, "degraded", &degraded);
+	char err[POOL_ERR_MAX];
+	int r;
+
+	if (!p)
+		return;
+	r = pool_activate(m->pools, p, degraded, err, sizeof(err));
+	reply_pool_or_error(conn, m, r, p, err);
 }
 
 static void pool_deactivate_method(struct control_conn *conn, struct methods_ctx *m,
@@ -188,21 +212,14 @@ static void pool_deactivate_method(struct control_conn *conn, struct methods_ctx
 static void pool_destroy_method(struct control_conn *conn, struct methods_ctx *m,
 				json_object *params)
 {
-	const char *name = NULL;
 	bool force = false;
-	const struct rpc_param spec[] = {
-		{ "name", RPC_STRING, true, &name },
-		{ "force", RPC_BOOL, false, &force },
-	};
-	char err[POOL_ERR_MAX];
-	struct pool *p;
+	struct pool *p = take_idle_pool(conn, m, params, "force", &force);
+	char err[POOL_ERR_MAX], name[METADATA_NAME_MAX + 1];
 	int r;
 
-	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
-		return;
-	p = find_idle_pool(conn, m, name);
 	if (!p)
 		return;
+	snprintf(name, sizeof(name), "%s", pool_name(p)); /* p is gone once destroyed */
 	r = pool_destroy(m->pools, p, force, err, sizeof(err));
 	if (r < 0) {
 		control_reply_error(conn, -r, "%s", err);
@@ -216,7 +233,11 @@ static void pool_import_method(struct control_conn *conn, struct methods_ctx *m,
 			       json_object *params)
 {
 	json_object *devices = NULL;
-	const struct rpc_param spec[] = { { "devices", RPC_STRING_ARRAY, true, &devices } };
+	bool degraded = false;
+	const struct rpc_param spec[] = {
+		{ "devices", RPC_STRING_ARRAY, true, &devices },
+		{ "degraded", RPC_BOOL, false, &degraded },
+	};
 	const char *paths[16];
 	char err[POOL_ERR_MAX];
 	struct pool *p = NULL;
@@ -232,7 +253,7 @@ static void pool_import_method(struct control_conn *conn, struct methods_ctx *m,
 	}
 	for (size_t i = 0; i < nr; i++)
 		paths[i] = json_object_get_string(json_object_array_get_idx(devices, i));
-	r = pool_import(m->pools, paths, nr, &p, err, sizeof(err));
+	r = pool_import(m->pools, paths, nr, degraded, &p, err, sizeof(err));
 	if (r == 0)
 		log_info("pool %s imported", pool_name(p));
 	reply_pool_or_error(conn, m, r, p, err);

@@ -30,7 +30,29 @@ static json_object *device_json(const struct pool_dev_report *d)
 	add_u64(o, "used_extents", d->used_extents);
 	add_u64(o, "free_extents", d->total_extents - d->used_extents);
 	add_u64(o, "reserved_extents", d->reserved_extents);
+	json_object_object_add(o, "missing", json_object_new_boolean(d->missing));
 	return o;
+}
+
+/* At most this many lost ranges are listed; lost_bytes counts them all. */
+#define POOLVIEW_LOST_RANGES 64
+
+static json_object *lost_ranges_json(const struct pool *p, uint64_t extent_size)
+{
+	struct pool_range ranges[POOLVIEW_LOST_RANGES];
+	size_t n = pool_lost_ranges(p, ranges, POOLVIEW_LOST_RANGES);
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n && i < POOLVIEW_LOST_RANGES; i++) {
+		json_object *o = json_object_new_object();
+
+		add_u64(o, "first_extent", ranges[i].first);
+		add_u64(o, "extents", ranges[i].count);
+		add_u64(o, "offset_bytes", (uint64_t)ranges[i].first * extent_size);
+		add_u64(o, "size_bytes", (uint64_t)ranges[i].count * extent_size);
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 /* NULL when the pool has no device of that tier. */
@@ -148,6 +170,12 @@ json_object *poolview_pool_json(const struct pool *p)
 	json_object_object_add(o, "tiers", tiers_json(&r, false));
 	json_object_object_add(o, "heat", heat_status_json(&r.heat));
 	json_object_object_add(o, "job", poolview_job_json(p));
+	json_object_object_add(o, "degraded", json_object_new_boolean(r.degraded));
+	add_u64(o, "lost_extents", r.lost_extents);
+	add_u64(o, "lost_bytes", (uint64_t)r.lost_extents * r.extent_size);
+	json_object_object_add(o, "lost_ranges", lost_ranges_json(p, r.extent_size));
+	json_object_object_add(o, "inactive_reason", r.inactive_reason[0] ?
+				json_object_new_string(r.inactive_reason) : NULL);
 	return o;
 }
 

@@ -139,7 +139,7 @@ int job_offline_prepare(struct pool *p, struct pool_job *job, char *err, size_t 
 {
 	int r;
 
-	r = pool_open_devices(p, err, err_len);
+	r = pool_open_devices(p, false, err, err_len);
 	if (r < 0)
 		return r;
 	r = ucopy_open(&job->ucopy, 0, 0, pool_block_size(p));

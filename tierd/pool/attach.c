@@ -40,6 +40,10 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	if (!p->active)
 		return errbuf_fail(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
 				   p->sp.meta.name);
+	if (p->degraded)
+		return errbuf_fail(-ENODEV, err, err_len,
+				   "pool %s is degraded (a device is missing): no attach until every"
+				   " device is back and the pool is activated again", p->sp.meta.name);
 	if (ssd_dev >= 0)
 		return errbuf_fail(-EEXIST, err, err_len, "pool %s already has an SSD tier (%s)",
 				   p->sp.meta.name, p->sp.paths[ssd_dev]);

@@ -169,8 +169,8 @@ out:
 
 /* ---- import ---------------------------------------------------------------------- */
 
-int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct pool **out,
-		char *err, size_t err_len)
+int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degraded,
+		struct pool **out, char *err, size_t err_len)
 {
 	struct metadata_sb sb[METADATA_MAX_DEVS];
 	int fd[METADATA_MAX_DEVS];
@@ -248,10 +248,20 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct po
 
 		for (i = 0; i < nr && memcmp(sb[i].dev_uuid, p->sp.meta.devs[d].uuid, 16); i++)
 			;
+		if (i == nr && degraded) {
+			metadata_uuid_format(p->sp.meta.devs[d].uuid, uuid);
+			log_warn("pool %s: imported without its %s device %s: what it held reads and"
+				 " writes as I/O errors", p->sp.meta.name,
+				 p->sp.meta.devs[d].tier == METADATA_TIER_SSD ? "SSD" : "HDD", uuid);
+			p->sp.paths[d][0] = '\0';
+			p->degraded = true;
+			continue;
+		}
 		if (i == nr) {
 			metadata_uuid_format(p->sp.meta.devs[d].uuid, uuid);
 			r = errbuf_fail(-ENODEV, err, err_len,
-					"pool %s needs its %s device %s, which is not among those given",
+					"pool %s needs its %s device %s, which is not among those given;"
+					" with --degraded what it held reads and writes as I/O errors",
 					p->sp.meta.name,
 					p->sp.meta.devs[d].tier == METADATA_TIER_SSD ? "SSD" : "HDD",
 					uuid);
@@ -283,6 +293,7 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct po
 		goto out;
 	}
 	p->sp.want_active = 1;
+	p->allow_missing = degraded;
 	r = pool_register(ps, p, err, err_len);
 	if (r < 0)
 		goto out;

@@ -69,8 +69,14 @@ static int scan_for_device(struct pool *p, unsigned dev)
 	return r;
 }
 
-int pool_open_devices(struct pool *p, char *err, size_t err_len)
+static const char *tier_word(const struct metadata_dev *d)
 {
+	return d->tier == METADATA_TIER_SSD ? "SSD" : "HDD";
+}
+
+int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len)
+{
+	unsigned missing = 0;
 	char uuid[37];
 
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
@@ -83,15 +89,33 @@ int pool_open_devices(struct pool *p, char *err, size_t err_len)
 			continue;
 		}
 		metadata_uuid_format(p->sp.meta.devs[i].uuid, uuid);
+		if (degraded) {
+			log_warn("pool %s: its %s device %s (last seen at %s) is missing: what it"
+				 " held reads and writes as I/O errors", p->sp.meta.name,
+				 tier_word(&p->sp.meta.devs[i]), uuid, p->sp.paths[i]);
+			missing++;
+			continue;
+		}
 		pool_close_devices(p);
 		return pool_fail(p, -ENODEV, err, err_len,
-				 "its %s device %s (last seen at %s) is missing",
-				 p->sp.meta.devs[i].tier == METADATA_TIER_SSD ? "SSD" : "HDD", uuid,
-				 p->sp.paths[i]);
+				 "its %s device %s (last seen at %s) is missing; 'tierctl pool activate"
+				 " %s --degraded' would map what it held to I/O errors and the rest as"
+				 " usual", tier_word(&p->sp.meta.devs[i]), uuid, p->sp.paths[i],
+				 p->sp.meta.name);
 	}
+	if (missing == p->sp.meta.nr_devs) {
+		pool_close_devices(p);
+		return pool_fail(p, -ENODEV, err, err_len, "none of its devices is present");
+	}
+	p->degraded = missing > 0;
+	p->allow_missing = degraded;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
 		for (unsigned s = 0; s < 2; s++)
-			pool_read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL, NULL);
+			if (p->fd[i] >= 0)
+				pool_read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL,
+					       NULL);
+			else
+				p->slot_gen[i][s] = 0;
 	return 0;
 }
 
@@ -123,7 +147,14 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 			memcpy(next->slot_gen[i], p->slot_gen[j], sizeof(next->slot_gen[i]));
 			memcpy(next->sp.paths[i], p->sp.paths[j], sizeof(next->sp.paths[i]));
 			reused[j] = 1;
-		} else if (scan_for_device(next, i) < 0) {
+		} else if (scan_for_device(next, i) < 0 && p->allow_missing) {
+			metadata_uuid_format(meta->devs[i].uuid, uuid);
+			log_warn("pool %s: its newest metadata names device %s, which is missing:"
+				 " what it holds reads and writes as I/O errors", p->sp.meta.name, uuid);
+			next->fd[i] = -1;
+			next->sp.paths[i][0] = '\0';
+			p->degraded = true;
+		} else if (next->fd[i] < 0) {
 			metadata_uuid_format(meta->devs[i].uuid, uuid);
 			for (unsigned k = 0; k < i; k++)
 				if (from_p[k] < 0)

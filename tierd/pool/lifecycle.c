@@ -94,7 +94,7 @@ static void pool_settle_intents(struct pools *ps, struct pool *p)
 			 state_last_error(ps->state));
 }
 
-int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
+int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, size_t err_len)
 {
 	struct dmctl_info info;
 	uint32_t bad_le;
@@ -111,9 +111,9 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 		return errbuf_fail(-EIO, err, err_len,
 				   "pool %s is not activated until tierd restarts: its metadata could"
 				   " not be written (%s)", p->sp.meta.name, p->broken);
-	r = pool_open_devices(p, err, err_len);
+	r = pool_open_devices(p, degraded, err, err_len);
 	if (r < 0)
-		return r;
+		goto fail;
 	r = pool_adopt_newer_metadata(p, err, err_len);
 	if (r < 0)
 		goto fail;
@@ -142,6 +142,7 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	}
 	pool_settle_intents(ps, p);
 	p->active = 1;
+	p->inactive_why[0] = '\0';
 	pool_heat_start(p);
 	if (!p->sp.want_active) {
 		p->sp.want_active = 1;
@@ -149,21 +150,25 @@ int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	}
 	return 0;
 fail:
+	snprintf(p->inactive_why, sizeof(p->inactive_why), "%s", err);
+	p->degraded = false;
+	p->allow_missing = false;
 	pool_close_devices(p);
 	return r;
 }
 
-void pools_activate_all(struct pools *ps)
+void pools_activate_all(struct pools *ps, bool degraded)
 {
 	char err[POOL_ERR_MAX];
 
 	for (struct pool *p = ps->list; p; p = p->next) {
 		if (!p->sp.want_active)
 			continue;
-		if (pool_activate(ps, p, err, sizeof(err)) < 0)
+		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0)
 			log_err("%s", err);
 		else
-			log_info("pool %s active: /dev/mapper/%s", p->sp.meta.name, p->sp.meta.name);
+			log_info("pool %s active%s: /dev/mapper/%s", p->sp.meta.name,
+				 p->degraded ? " and degraded" : "", p->sp.meta.name);
 	}
 }
 
@@ -185,6 +190,8 @@ int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	}
 	pool_close_devices(p);
 	p->active = 0;
+	p->degraded = false;
+	p->allow_missing = false;
 	p->heat_on = 0; /* the region went with the device */
 	p->sp.want_active = 0;
 	r = state_pool_set_want_active(ps->state, p->sp.id, 0);
@@ -219,7 +226,7 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "cannot delete it from the state: %s",
 				 state_last_error(ps->state));
-	if (pool_open_devices(p, err, err_len) == 0) {
+	if (pool_open_devices(p, false, err, err_len) == 0) {
 		for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
 			if (pool_wipe_device(p->fd[i], &p->sb[i]) < 0)
 				log_warn("pool %s: cannot wipe the superblock of %s", p->sp.meta.name,
@@ -249,6 +256,10 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
 		return errbuf_fail(-EIO, err, err_len,
 				   "pool %s takes no moves until tierd restarts: its metadata could not be"
 				   " written (%s)", p->sp.meta.name, p->broken);
+	if (p->degraded)
+		return errbuf_fail(-ENODEV, err, err_len,
+				   "pool %s is degraded (a device is missing): no moves until every"
+				   " device is back and the pool is activated again", p->sp.meta.name);
 	if (need_active && !p->active)
 		return errbuf_fail(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
 				   p->sp.meta.name);

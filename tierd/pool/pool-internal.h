@@ -45,6 +45,14 @@ struct pool {
 	 * without a device memory has, so the next save writes everything.
 	 */
 	bool state_stale;
+	/*
+	 * Active without every device (pool_activate with degraded): the
+	 * missing ones have fd -1 and their extents map to the error target.
+	 * Nothing that writes metadata runs until every device is back.
+	 */
+	bool degraded;
+	bool allow_missing; /* the activation under way may leave devices out */
+	char inactive_why[POOL_ERR_MAX]; /* why the last activation failed, "" if it did not */
 	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
 	struct heat_table heat;
 	struct statsparse_area *sample; /* one per extent, reused by every sample */
@@ -121,7 +129,8 @@ void pool_dm_uuid(const struct pool *p, char out[64]);
 
 /* devices.c */
 int pool_open_direct(const char *path, int *fd);
-int pool_open_devices(struct pool *p, char *err, size_t err_len);
+/* With degraded, missing devices are left out (fd -1), as long as one is there. */
+int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len);
 int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len);
 void pool_new_dev_close(struct pool_new_dev *nd);
 int pool_check_new_device(struct pools *ps, const char *path, bool force,

@@ -32,7 +32,8 @@ struct pool_create_args {
 int pools_open(struct pools **out, struct state *st, char *err, size_t err_len);
 void pools_close(struct pools *ps);
 /* Activate every pool whose wanted state is active; failures are logged. */
-void pools_activate_all(struct pools *ps);
+/* degraded: activate pools whose devices are not all present (pool_activate). */
+void pools_activate_all(struct pools *ps, bool degraded);
 
 /*
  * Called with each pool that pool_destroy() is about to free, so that a
@@ -52,11 +53,18 @@ int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void 
  */
 int pool_create(struct pools *ps, const struct pool_create_args *args, struct pool **out,
 		char *err, size_t err_len);
-int pool_activate(struct pools *ps, struct pool *p, char *err, size_t err_len);
+/*
+ * With degraded, a pool whose devices are not all present activates anyway
+ * (one at least must be): the extents on the missing ones map to the error
+ * target, so they fail every read and write, and the pool takes no moves,
+ * attach or detach until it is activated again with every device.
+ */
+int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, size_t err_len);
 int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len);
 int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t err_len);
-int pool_import(struct pools *ps, const char *const *paths, size_t nr, struct pool **out,
-		char *err, size_t err_len);
+/* degraded: the devices given may lack some the newest metadata names. */
+int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degraded,
+		struct pool **out, char *err, size_t err_len);
 int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool force,
 		char *err, size_t err_len);
 
@@ -84,6 +92,7 @@ struct pool_dev_report {
 	uint32_t logical_block_size;
 	uint64_t data_offset;
 	uint32_t total_extents, used_extents, reserved_extents;
+	bool missing; /* a degraded pool's device that is not there */
 };
 
 /* A tier: its devices' extents added up. */
@@ -116,9 +125,23 @@ struct pool_report {
 	struct pool_tier_report tiers[2]; /* [METADATA_TIER_*] */
 	struct pool_heat_report heat;
 	const char *job_what;             /* NULL when idle */
+	bool degraded;                    /* active without every device */
+	uint32_t lost_extents;            /* of the volume, on missing devices */
+	const char *inactive_reason;      /* why the last activation failed, "" if none */
 };
 
 void pool_get_report(const struct pool *p, struct pool_report *out);
+
+/* A run of logical extents [first, first + count). */
+struct pool_range {
+	uint32_t first, count;
+};
+
+/*
+ * The runs of extents a degraded pool lost (on missing devices), in order:
+ * the first max into out, the number of runs returned.
+ */
+size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max);
 
 /* ---- heat (docs/heat.md) ---- */
 struct heat_params;

@@ -19,6 +19,7 @@ static void dev_report(const struct pool *p, unsigned i, struct pool_dev_report 
 		.total_extents = d->nr_pe,
 		.used_extents = extmap_count_on_dev(&p->sp.map, i),
 		.reserved_extents = d->reserve_pe,
+		.missing = p->degraded && p->fd[i] < 0,
 	};
 	memcpy(out->uuid, d->uuid, sizeof(out->uuid));
 }
@@ -45,6 +46,8 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 			.reason = p->heat_on ? "" : p->heat_off,
 		},
 		.job_what = pool_job_what(p),
+		.degraded = p->degraded,
+		.inactive_reason = p->active ? "" : p->inactive_why,
 	};
 	memcpy(out->uuid, p->sp.meta.uuid, sizeof(out->uuid));
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
@@ -57,5 +60,39 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		t->total_extents += d->total_extents;
 		t->used_extents += d->used_extents;
 		t->size_bytes += (uint64_t)d->total_extents * p->sp.meta.extent_size;
+		if (d->missing)
+			out->lost_extents += d->used_extents;
 	}
+}
+
+static bool pool_extent_lost(const struct pool *p, uint32_t le)
+{
+	struct extmap_loc loc = extmap_get(&p->sp.map, le);
+
+	return loc.dev < p->sp.meta.nr_devs && p->fd[loc.dev] < 0;
+}
+
+size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max)
+{
+	bool in_run = false;
+	size_t n = 0;
+
+	if (!p->degraded)
+		return 0;
+	for (uint32_t le = 0; le < p->sp.map.nr_logical; le++) {
+		if (!pool_extent_lost(p, le)) {
+			in_run = false;
+			continue;
+		}
+		if (in_run) {
+			if (out && n - 1 < max)
+				out[n - 1].count++;
+			continue;
+		}
+		in_run = true;
+		if (out && n < max)
+			out[n] = (struct pool_range){ .first = le, .count = 1 };
+		n++;
+	}
+	return n;
 }

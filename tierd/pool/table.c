@@ -15,6 +15,9 @@ int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		struct stat st;
 
+		devs[i] = (struct dmtable_dev){ .missing = p->degraded && p->fd[i] < 0 };
+		if (devs[i].missing)
+			continue;
 		if (stat(p->sp.paths[i], &st) < 0)
 			return errbuf_fail(-errno, err, err_len, "%s: %s", p->sp.paths[i],
 					   strerror(errno));
