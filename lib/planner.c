@@ -249,12 +249,36 @@ static bool planner_next_victim(struct planner_run *run, struct planner_heap *vi
 	return false;
 }
 
-/* Extents pinned to the HDD that sit on the SSD, from *next on, as far as the HDD has room. */
+/*
+ * Extents pinned to the HDD that sit on the SSD, from *next on. Without HDD
+ * room a pin trades places with an unpinned HDD extent, the hottest first and
+ * a candidate before any other (its promotion was due anyway): a pin beats
+ * heat and residency, as on the SSD side. Only a policy that never promotes
+ * leaves the pin waiting for room. Without fillers, no trades.
+ */
 static void planner_pins_to_hdd(struct planner_run *run, const uint32_t *pins, size_t nr,
-				size_t *next)
+				size_t *next, struct planner_heap *candidates,
+				struct planner_heap *fillers)
 {
-	for (; *next < nr && run->hdd_free && planner_budget(run, 1); ++*next)
+	struct planner_heap none = { 0 };
+
+	if (!fillers)
+		candidates = fillers = &none;
+	for (; *next < nr; ++*next) {
+		struct planner_heap *room = planner_heap_empty(candidates) ? fillers : candidates;
+
+		if (run->hdd_free) {
+			if (!planner_budget(run, 1))
+				return;
+			planner_emit(run, pins[*next], PLANNER_HDD);
+			continue;
+		}
+		if (run->policy->promote == POLICY_PROMOTE_NONE || planner_heap_empty(room) ||
+		    !run->ssd_free || !planner_budget(run, 2))
+			return;
+		planner_emit(run, planner_heap_pop(room), PLANNER_SSD);
 		planner_emit(run, pins[*next], PLANNER_HDD);
+	}
 }
 
 /* Hottest pins first, so that when they outnumber the SSD the ones that matter most get on. */
@@ -346,6 +370,8 @@ struct planner_queues {
 	size_t nr_pins_to_hdd;
 	struct planner_heap pins_to_ssd, candidates; /* hottest first */
 	struct planner_heap victims;                 /* coldest first */
+	/* Unpinned HDD extents that are no candidate, hottest first: room for HDD pins. */
+	struct planner_heap fillers;
 };
 
 static bool planner_candidate(const struct planner_run *run, const struct planner_extent *e)
@@ -360,7 +386,7 @@ static bool planner_candidate(const struct planner_run *run, const struct planne
 }
 
 struct planner_counts {
-	size_t pins_to_hdd, pins_to_ssd, candidates, victims;
+	size_t pins_to_hdd, pins_to_ssd, candidates, victims, fillers;
 	uint32_t ssd_mapped, mapped;
 	double heat, ssd_heat;
 };
@@ -392,6 +418,8 @@ static int planner_count(const struct planner_run *run, struct planner_counts *c
 			c->pins_to_ssd++;
 		} else if (planner_candidate(run, e)) {
 			c->candidates++;
+		} else if (e->pin == PLANNER_NONE) {
+			c->fillers++;
 		}
 	}
 	return 0;
@@ -416,9 +444,13 @@ static void planner_fill_queues(const struct planner_run *run, struct planner_qu
 				q->pins_to_ssd.key[q->pins_to_ssd.nr++] = planner_key(e, le, true);
 			else if (planner_candidate(run, e))
 				q->candidates.key[q->candidates.nr++] = planner_key(e, le, true);
+			else if (e->pin == PLANNER_NONE)
+				q->fillers.key[q->fillers.nr++] = planner_key(e, le, true);
 		}
 	}
 	planner_heap_keep_top(&q->candidates, max_candidates);
+	planner_heap_keep_top(&q->fillers, q->nr_pins_to_hdd);
+	planner_heapify(&q->fillers);
 	planner_heapify(&q->pins_to_ssd);
 	planner_heapify(&q->candidates);
 	planner_heapify(&q->victims);
@@ -430,6 +462,7 @@ static void planner_queues_destroy(struct planner_queues *q)
 	free(q->pins_to_ssd.key);
 	free(q->candidates.key);
 	free(q->victims.key);
+	free(q->fillers.key);
 }
 
 /* malloc that treats 0 as "nothing needed" rather than as a failure. */
@@ -450,10 +483,14 @@ static void planner_steps(struct planner_run *run, struct planner_queues *q)
 	size_t next_pin_to_hdd = 0;
 
 	/* HDD pins first: the SSD space they free may be what the SSD pins need. */
-	planner_pins_to_hdd(run, q->pins_to_hdd, q->nr_pins_to_hdd, &next_pin_to_hdd);
+	planner_pins_to_hdd(run, q->pins_to_hdd, q->nr_pins_to_hdd, &next_pin_to_hdd, NULL, NULL);
 	planner_pins_to_ssd(run, &q->pins_to_ssd, &q->victims);
-	/* Promotions may have freed the HDD room that HDD pins were waiting for. */
-	planner_pins_to_hdd(run, q->pins_to_hdd, q->nr_pins_to_hdd, &next_pin_to_hdd);
+	/*
+	 * Promotions may have freed the HDD room that HDD pins were waiting for;
+	 * the pins still waiting then trade places with unpinned HDD extents.
+	 */
+	planner_pins_to_hdd(run, q->pins_to_hdd, q->nr_pins_to_hdd, &next_pin_to_hdd,
+			    &q->candidates, &q->fillers);
 
 	if (p->demote == POLICY_DEMOTE_ALL) {
 		planner_demote_all(run, &q->victims);
@@ -525,6 +562,8 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 		r = planner_alloc((void **)&q.candidates.key, c.candidates, sizeof(uint64_t));
 	if (r == 0)
 		r = planner_alloc((void **)&q.victims.key, c.victims, sizeof(uint64_t));
+	if (r == 0)
+		r = planner_alloc((void **)&q.fillers.key, c.fillers, sizeof(uint64_t));
 	if (r == 0)
 		r = planner_alloc((void **)&out->moves, (size_t)max_moves, sizeof(*out->moves));
 	if (r < 0)

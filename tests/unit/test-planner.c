@@ -90,7 +90,7 @@ static void check_plan(const struct planner_input *in, const struct plan *plan,
 	uint64_t ssd_free = in->ssd_free, hdd_free = in->hdd_free;
 	uint64_t promoted = 0, demoted = 0;
 	double heat = 0, ssd_heat_before = 0, ssd_heat_after = 0;
-	bool pins_promoted = false;
+	bool pins_promoted = false, pins_demoted = false;
 
 	CHECK(tier && moved);
 	for (uint32_t i = 0; i < in->nr; i++)
@@ -103,6 +103,8 @@ static void check_plan(const struct planner_input *in, const struct plan *plan,
 		CHECK(mv->le < in->nr);
 		if (in->ext[mv->le].pin == PLANNER_SSD && mv->to == PLANNER_SSD)
 			pins_promoted = true;
+		if (in->ext[mv->le].pin == PLANNER_HDD && mv->to == PLANNER_HDD)
+			pins_demoted = true;
 	}
 	for (size_t m = 0; m < plan->nr; m++) {
 		const struct planner_move *mv = &plan->moves[m];
@@ -118,9 +120,11 @@ static void check_plan(const struct planner_input *in, const struct plan *plan,
 			ssd_free--;
 			hdd_free++;
 			promoted++;
-			if (e->pin == PLANNER_NONE) {
-				CHECK(settled(in, e));
+			if (e->pin == PLANNER_NONE)
 				CHECK(in->policy->promote != POLICY_PROMOTE_NONE);
+			/* Only a pin to a full HDD may promote what heat and residency would not. */
+			if (e->pin == PLANNER_NONE && !pins_demoted) {
+				CHECK(settled(in, e));
 				if (in->policy->promote == POLICY_PROMOTE_HEAT)
 					CHECK(e->heat >= in->policy->min_heat);
 			}
@@ -548,6 +552,49 @@ static void test_pins(void)
 	p.ext[9].tier = PLANNER_HDD;
 	p.ext[8].tier = PLANNER_SSD;
 	pool_ssd(&p, 1, 0);
+	plan_checked(&p, &plan);
+	CHECK_NO_MOVES(&plan);
+	plan_destroy(&plan);
+	pool_destroy(&p);
+
+	/*
+	 * Pins to a full HDD trade places with unpinned HDD extents, hottest
+	 * first, a candidate before a cold one: a pin beats heat and residency.
+	 */
+	pool_init(&p, 8, "auto");
+	p.policy.ssd_headroom = 0;
+	p.policy.promote = POLICY_PROMOTE_HEAT;
+	p.policy.min_heat = 10;
+	for (uint32_t i = 0; i < 3; i++) {
+		p.ext[i].tier = PLANNER_SSD;
+		p.ext[i].pin = PLANNER_HDD;
+		p.ext[i].heat = 100;
+	}
+	p.ext[4].heat = 50; /* a candidate */
+	p.ext[5].heat = 5;  /* below min_heat: no candidate, but it may make room */
+	p.ext[6].heat = 7;
+	p.ext[6].moved_at = NOW - 1;
+	p.ext[7].pin = PLANNER_HDD; /* already where it is pinned */
+	pool_ssd(&p, 4, 0);
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, UP(4), 0, UP(6), 1, UP(5), 2);
+	plan_destroy(&plan);
+	/* Budget for one whole swap only. */
+	p.in.max_bytes = 3 * EB;
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, UP(4), 0);
+	plan_destroy(&plan);
+	p.in.max_bytes = 0;
+	/* Without free SSD space there is nowhere to put the first move. */
+	p.ext[3].tier = PLANNER_SSD;
+	pool_ssd(&p, 4, 0);
+	plan_checked(&p, &plan);
+	CHECK_NO_MOVES(&plan);
+	plan_destroy(&plan);
+	/* A policy that never promotes leaves them waiting for HDD room. */
+	p.ext[3].tier = PLANNER_HDD;
+	pool_ssd(&p, 4, 0);
+	p.policy.promote = POLICY_PROMOTE_NONE;
 	plan_checked(&p, &plan);
 	CHECK_NO_MOVES(&plan);
 	plan_destroy(&plan);

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Pins on a pool whose capacity is both tiers (created with --hdd and --ssd):
+# the HDD is full but for its reserve. A range pinned to the SSD, then
+# unpinned and pinned to the HDD, must come back to the HDD: each of its
+# extents trades places with an unpinned HDD extent, as pins to the SSD do.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+vm_modprobe loop dm-mod dm-mirror
+hdd=$(vm_loop_create 96M) ssd=$(vm_loop_create 48M)
+vol=/dev/mapper/tank
+E=$((1 << 20))
+tierd_start
+tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd" --extent-size 1M
+size=$(blockdev --getsize64 $vol)
+vm_random_file /tmp/data "$size"
+dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
+want=$(vm_sha256 /tmp/data)
+on() { pool_field tank ".tiers[] | select(.class == \"$1\") | .used_extents"; }
+# Extents 0-7 start on the HDD (the volume maps the HDD first).
+tier_of_range() {
+	local n=0 le mm
+	mm=$(majmin "$1")
+	for le in $(seq 0 7); do
+		dmsetup table tank | awk -v s=$((le * E / 512)) -v d="$mm" \
+			'$1 <= s && s < $1 + $2 && $4 == d { found = 1 } END { exit !found }' && n=$((n + 1))
+	done
+	echo $n
+}
+
+step "pin 8 extents to the SSD"
+tierctl_ok pin tank 0 8M --tier ssd
+tierctl_ok tier now tank --wait
+assert_eq "pinned extents on the SSD" 8 "$(tier_of_range "$ssd")"
+
+step "unpin, pin them to the HDD"
+tierctl_ok unpin tank 0 8M
+tierctl_ok pin tank 0 8M --tier hdd
+tierctl_ok tier now tank --wait
+assert_eq "pinned extents on the HDD" 8 "$(tier_of_range "$hdd")"
+vm_drop_caches
+assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+tierd_stop
