@@ -36,6 +36,7 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	unsigned dev, hdd_lbs = p->sp.meta.devs[0].logical_block_size;
 	char size[SIZE_FORMAT_MAX];
 	int r, ssd_dev = pool_ssd_dev(p);
+	bool written = false; /* some device may hold the generation that names the SSD */
 
 	if (!p->active)
 		return errbuf_fail(-EINVAL, err, err_len, "pool %s is inactive; activate it first",
@@ -102,8 +103,10 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	p->fd[dev] = nd.fd;
 	r = pool_write_metadata(p, err, err_len);
 	p->fd[dev] = -1;
-	if (r < 0)
+	if (r < 0) {
+		written = true;
 		goto undo_meta;
+	}
 	fault_point("attach-after-devices");
 	r = pool_reopen_device(p, dev, &nd, err, err_len);
 	if (r == 0) {
@@ -141,6 +144,17 @@ undo_map:
 	extmap_resize_logical(&p->sp.map, old_logical);
 	if (p->sp.map.nr_devs > p->sp.meta.nr_devs)
 		extmap_remove_dev(&p->sp.map, p->sp.map.nr_devs - 1);
+	if (written) {
+		char again[POOL_ERR_MAX];
+
+		/*
+		 * The HDD may hold the new generation, which names the SSD: with
+		 * the SSD gone, the pool would neither activate nor import. The
+		 * old device list goes out as a newer generation still.
+		 */
+		if (pool_write_metadata(p, again, sizeof(again)) < 0)
+			pool_set_broken(p, again);
+	}
 out:
 	pool_new_dev_close(&nd);
 	return r;

@@ -45,28 +45,79 @@ static int try_device(struct pool *p, unsigned dev, const char *path)
 	return 0;
 }
 
-/* Device names move between boots (loop0, md127...): look at every block device. */
-static int scan_for_device(struct pool *p, unsigned dev)
+/* Whether another block device is built on this one (sysfs name), other than the pool's volume. */
+static bool held_by_other(const struct pool *p, const char *name)
 {
+	char path[PATH_MAX], own[32];
+	struct dirent *e;
+	bool held = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/holders", name);
+	snprintf(own, sizeof(own), "dm-%u", p->dm_minor);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!held && (e = readdir(d)))
+		held = e->d_name[0] != '.' && !(p->dm_major && !strcmp(e->d_name, own));
+	closedir(d);
+	return held;
+}
+
+/* Whether path carries device dev's superblock. */
+static bool is_device(const struct pool *p, unsigned dev, const char *path)
+{
+	struct metadata_sb sb;
+	int fd;
+	bool yes;
+
+	if (pool_open_direct(path, &fd) < 0)
+		return false;
+	yes = pool_read_sb(fd, &sb) == 0 && !memcmp(sb.pool_uuid, p->sp.meta.uuid, 16) &&
+	      !memcmp(sb.dev_uuid, p->sp.meta.devs[dev].uuid, 16);
+	close(fd);
+	return yes;
+}
+
+/*
+ * Device names move between boots (loop0, md127...): look at every block
+ * device. A device that another one is built on (a partition's disk, the
+ * disk under a dm-linear or a multipath map) shows the same superblock as
+ * the device on top, which is the one to use; two that nothing is built on
+ * (a clone, a snapshot's origin and its copy) are -ENOTUNIQ: which one
+ * holds the newest data is not for tierd to guess.
+ */
+static int scan_for_device(struct pool *p, unsigned dev, char *err, size_t err_len)
+{
+	char found[2][PATH_MAX];
 	DIR *d = opendir("/sys/class/block");
 	struct dirent *e;
-	int r = -ENODEV;
+	unsigned n = 0;
 
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || held_by_other(p, e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
-		if (try_device(p, dev, path) == 0) {
-			r = 0;
-			break;
-		}
+		if (is_device(p, dev, path) && n < 2)
+			snprintf(found[n++], sizeof(found[0]), "%s", path);
 	}
 	closedir(d);
-	return r;
+	if (n == 0)
+		return -ENODEV;
+	if (n > 1) {
+		char uuid[37];
+
+		metadata_uuid_format(p->sp.meta.devs[dev].uuid, uuid);
+		return errbuf_fail(-ENOTUNIQ, err, err_len,
+				   "pool %s: its device %s is on both %s and %s (a clone or a"
+				   " snapshot?); remove or wipe the one that is not the pool's",
+				   p->sp.meta.name, uuid, found[0], found[1]);
+	}
+	return try_device(p, dev, found[0]);
 }
 
 static const char *tier_word(const struct metadata_dev *d)
@@ -78,15 +129,21 @@ int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len)
 {
 	unsigned missing = 0;
 	char uuid[37];
+	int r;
 
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		if (p->fd[i] >= 0)
 			continue;
 		if (try_device(p, i, p->sp.paths[i]) == 0)
 			continue;
-		if (scan_for_device(p, i) == 0) {
+		r = scan_for_device(p, i, err, err_len);
+		if (r == 0) {
 			log_info("pool %s: device %u is now %s", p->sp.meta.name, i, p->sp.paths[i]);
 			continue;
+		}
+		if (r == -ENOTUNIQ) {
+			pool_close_devices(p);
+			return r;
 		}
 		metadata_uuid_format(p->sp.meta.devs[i].uuid, uuid);
 		if (degraded) {
@@ -128,7 +185,7 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 			     size_t err_len)
 {
 	struct pool *next = pool_new();
-	int reused[METADATA_MAX_DEVS] = { 0 }, from_p[METADATA_MAX_DEVS];
+	int reused[METADATA_MAX_DEVS] = { 0 }, from_p[METADATA_MAX_DEVS], r = 0;
 	char uuid[37];
 
 	if (!next)
@@ -147,7 +204,8 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 			memcpy(next->slot_gen[i], p->slot_gen[j], sizeof(next->slot_gen[i]));
 			memcpy(next->sp.paths[i], p->sp.paths[j], sizeof(next->sp.paths[i]));
 			reused[j] = 1;
-		} else if (scan_for_device(next, i) < 0 && p->allow_missing) {
+		} else if ((r = scan_for_device(next, i, err, err_len)) == -ENODEV &&
+			   p->allow_missing) {
 			metadata_uuid_format(meta->devs[i].uuid, uuid);
 			log_warn("pool %s: its newest metadata names device %s, which is missing:"
 				 " what it holds reads and writes as I/O errors", p->sp.meta.name, uuid);
@@ -162,6 +220,8 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 			for (unsigned k = 0; k < METADATA_MAX_DEVS; k++)
 				next->fd[k] = -1; /* the rest belong to p */
 			pool_free(next);
+			if (r == -ENOTUNIQ)
+				return r;
 			return pool_fail(p, -ENODEV, err, err_len,
 					 "its newest metadata names device %s, which is missing",
 					 uuid);

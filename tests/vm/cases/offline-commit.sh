@@ -26,7 +26,7 @@ tierctl_ok pool deactivate tank
 
 step "the SSD's metadata slots fail their writes"
 # The superblock says where the slots are: offsets of A and B, then a slot's size.
-read -r slot_a slot_b slot_bytes < <(od -An -t u8 -j 144 -N 24 "$raw")
+read -r slot_a slot_b slot_bytes < <(dd if="$raw" bs=4K count=1 iflag=direct status=none | od -An -t u8 -w24 -j 144 -N 24)
 from=$((slot_a / 512)) to=$(((slot_b + slot_bytes) / 512))
 printf '0 %s linear %s 0\n%s %s error\n%s %s linear %s %s\n' "$from" "$raw" "$from" \
 	$((to - from)) "$to" $((sectors - to)) "$raw" "$to" | dmsetup load wl-ssd
