@@ -46,7 +46,28 @@ J=$W/journal
 known=(write --device /dev/mapper/tank --journal $J --blocks 2048 --mark wl-hdd,wl-ssd-log
 	--seed "$SEED")
 
+# A scenario that stops making progress (tierd's log stands still for two
+# minutes) shows the devices and the blocked tasks, then fails, rather than
+# waiting for the case's timeout.
+watchdog() {
+	local last="" now
+	while sleep 120; do
+		now=$(wc -c </tmp/tierd.log)
+		if [ "$now" = "$last" ]; then
+			echo "== no progress for 120 s"
+			dmsetup info -c
+			dmsetup table
+			tail -20 /tmp/tierd.log
+			echo w >/proc/sysrq-trigger
+			sleep 5
+			kill -ABRT $$
+		fi
+		last=$now
+	done
+}
 tierd_start
+watchdog &
+watcher=$!
 tierctl_ok pool create tank --hdd /dev/mapper/wl-hdd --extent-size 1M
 "$WRITELOG" tick --interval-ms 20 wl-hdd wl-ssd-log &
 ticker=$!
@@ -76,6 +97,7 @@ kill $writer
 wait $writer || fail "the writer failed: status $?"
 kill $ticker
 wait $ticker || fail "the ticker failed: status $?"
+kill $watcher
 tierd_stop
 # Removing a log-writes target writes its log's last entries and count.
 dmsetup remove tank
