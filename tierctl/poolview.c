@@ -208,8 +208,11 @@ static int poolview_print_lost(FILE *out, struct json_object *pool)
 	char size[SIZE_FORMAT_MAX];
 	uint64_t lost = 0;
 
+	if (member_string(pool, "moves_refused"))
+		fprintf(out, "\nMoves are refused until tierd restarts: the metadata could not be"
+			" written (%s).\n", member_string(pool, "moves_refused"));
 	if (!member_bool(pool, "degraded"))
-		return 0;
+		return ferror(out) ? -EIO : 0;
 	member_uint(pool, "lost_bytes", &lost);
 	fprintf(out, "\nDegraded: %s of the volume lived on the missing device%s\n",
 		size_format(lost, size, sizeof(size)),

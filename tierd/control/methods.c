@@ -301,7 +301,7 @@ static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uin
 		     void *ctx)
 {
 	if (r < 0) {
-		log_err("pool %s: %s", pool_name(p), err);
+		log_err("pool %s: %s", pool_name(p), pool_error_sentence(p, err));
 		control_reply_error(ctx, -r, "%s", err);
 		return;
 	}

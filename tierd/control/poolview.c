@@ -176,6 +176,8 @@ json_object *poolview_pool_json(const struct pool *p)
 	json_object_object_add(o, "lost_ranges", lost_ranges_json(p, r.extent_size));
 	json_object_object_add(o, "inactive_reason", r.inactive_reason[0] ?
 				json_object_new_string(r.inactive_reason) : NULL);
+	json_object_object_add(o, "moves_refused", r.moves_refused[0] ?
+				json_object_new_string(r.moves_refused) : NULL);
 	return o;
 }
 

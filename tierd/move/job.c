@@ -55,8 +55,12 @@ static void job_wait(struct pool_job *job, const char *why, double seconds)
 	ev_timer_start(job->loop, &job->kick);
 }
 
-/* What the batch moved, into the pool's history, the caller's counters and the residency clock. */
-static void job_account(struct pool_job *job)
+/*
+ * What the batch moved, into the pool's history, the caller's counters and
+ * the residency clock. r and err: the batch's own failure, which is then
+ * why its extents did not move (a commit that could not be saved, say).
+ */
+static void job_account(struct pool_job *job, int r, const char *err)
 {
 	struct pool *p = job->p;
 	struct state_moves delta = { 0 };
@@ -70,8 +74,14 @@ static void job_account(struct pool_job *job)
 		if (it->result != 0) {
 			job->failed++;
 			delta.failed++;
-			log_err("pool %s: extent %u could not move to %s (a device failed); it stays where"
-				" it was", p->sp.meta.name, it->le, p->sp.paths[it->dev]);
+			if (r < 0 && err && *err)
+				log_err("pool %s: extent %u could not move to %s; it stays where it"
+					" was: %s", p->sp.meta.name, it->le, p->sp.paths[it->dev],
+					pool_error_sentence(p, err));
+			else
+				log_err("pool %s: extent %u could not move to %s (a device failed); it"
+					" stays where it was", p->sp.meta.name, it->le,
+					p->sp.paths[it->dev]);
 			continue;
 		}
 		job->moved++;
@@ -107,7 +117,7 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 
 	(void)b;
 	job->batch = NULL;
-	job_account(job);
+	job_account(job, r, err);
 	job->nr_items = 0;
 	if (r < 0) {
 		job_finish(job, r, err);

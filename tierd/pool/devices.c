@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "blockdev.h"
+#include "dmctl.h"
 #include "log.h"
 #include "size.h"
 
@@ -45,21 +46,24 @@ static int try_device(struct pool *p, unsigned dev, const char *path)
 	return 0;
 }
 
-/* Whether another block device is built on this one (sysfs name), other than the pool's volume. */
-static bool held_by_other(const struct pool *p, const char *name)
+/*
+ * Whether another block device is built on this one (sysfs name): one other
+ * than own, the sysfs name of the pool's volume if it exists (a volume left
+ * live by a stopped tierd holds the pool's devices).
+ */
+static bool held_by_other(const char *own, const char *name)
 {
-	char path[PATH_MAX], own[32];
+	char path[PATH_MAX];
 	struct dirent *e;
 	bool held = false;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/holders", name);
-	snprintf(own, sizeof(own), "dm-%u", p->dm_minor);
 	d = opendir(path);
 	if (!d)
 		return false;
 	while (!held && (e = readdir(d)))
-		held = e->d_name[0] != '.' && !(p->dm_major && !strcmp(e->d_name, own));
+		held = e->d_name[0] != '.' && strcmp(e->d_name, own);
 	closedir(d);
 	return held;
 }
@@ -89,17 +93,21 @@ static bool is_device(const struct pool *p, unsigned dev, const char *path)
  */
 static int scan_for_device(struct pool *p, unsigned dev, char *err, size_t err_len)
 {
-	char found[2][PATH_MAX];
-	DIR *d = opendir("/sys/class/block");
+	char found[2][PATH_MAX], own[32] = "";
+	struct dmctl_info info;
 	struct dirent *e;
 	unsigned n = 0;
+	DIR *d;
 
+	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists)
+		snprintf(own, sizeof(own), "dm-%u", info.minor);
+	d = opendir("/sys/class/block");
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 
-		if (e->d_name[0] == '.' || held_by_other(p, e->d_name))
+		if (e->d_name[0] == '.' || held_by_other(own, e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
 		if (is_device(p, dev, path) && n < 2)

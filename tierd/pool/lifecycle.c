@@ -244,9 +244,9 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 
 void pool_set_broken(struct pool *p, const char *why)
 {
-	snprintf(p->broken, sizeof(p->broken), "%s", why);
+	snprintf(p->broken, sizeof(p->broken), "%s", pool_error_sentence(p, why));
 	log_err("pool %s: its metadata could not be written (%s); no more moves until tierd"
-		" restarts", p->sp.meta.name, why);
+		" restarts", p->sp.meta.name, p->broken);
 }
 
 /* Moves may run on an inactive pool (tierd copies then); a detach needs the volume. */

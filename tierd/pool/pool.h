@@ -128,9 +128,13 @@ struct pool_report {
 	bool degraded;                    /* active without every device */
 	uint32_t lost_extents;            /* of the volume, on missing devices */
 	const char *inactive_reason;      /* why the last activation failed, "" if none */
+	const char *moves_refused;        /* why moves are refused until tierd restarts, "" if not */
 };
 
 void pool_get_report(const struct pool *p, struct pool_report *out);
+
+/* err without a leading "pool NAME: " of this pool, for a log line that names it already. */
+const char *pool_error_sentence(const struct pool *p, const char *err);
 
 /* A run of logical extents [first, first + count). */
 struct pool_range {

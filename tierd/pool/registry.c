@@ -100,6 +100,16 @@ int pool_fail(const struct pool *p, int r, char *err, size_t err_len, const char
 	return r;
 }
 
+const char *pool_error_sentence(const struct pool *p, const char *err)
+{
+	size_t n = strlen(p->sp.meta.name);
+
+	if (!strncmp(err, "pool ", 5) && !strncmp(err + 5, p->sp.meta.name, n) &&
+	    !strncmp(err + 5 + n, ": ", 2))
+		return err + 5 + n + 2;
+	return err;
+}
+
 struct pool *pools_find_uuid(struct pools *ps, const uint8_t uuid[16])
 {
 	for (struct pool *p = ps->list; p; p = p->next)

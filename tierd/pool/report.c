@@ -48,6 +48,7 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		.job_what = pool_job_what(p),
 		.degraded = p->degraded,
 		.inactive_reason = p->active ? "" : p->inactive_why,
+		.moves_refused = p->broken,
 	};
 	memcpy(out->uuid, p->sp.meta.uuid, sizeof(out->uuid));
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {

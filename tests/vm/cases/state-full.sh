@@ -4,7 +4,9 @@
 # an SSD attached while the state cannot be saved, then moves once it can.
 # The failed save must not leave SQLite's map behind memory's for good: the
 # next commit saves the whole pool, so the next start activates the pool with
-# the map the devices hold and the volume reads back what was written.
+# the map the devices hold and the volume reads back what was written. A move
+# whose commit cannot be saved fails saying so, and the pool refuses moves,
+# saying why, until tierd restarts.
 # Last, a state whose map differs from the devices' at the same generation
 # (what the failed save left before it was redone): the devices' map wins.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
@@ -27,8 +29,27 @@ dd if=/dev/zero of=/tmp/small/filler bs=4K status=none 2>/dev/null || true
 tierctl_fails 1 "cannot save the state: .*(full|disk|space)" tier attach tank --ssd "$ssd" --no-grow
 grep -q "pool tank: pool tank" /tmp/tierd.log && fail "a log line names the pool twice"
 
-step "moves after the state healed"
+step "a move with the state's filesystem full"
+tierctl_fails 1 "cannot save the state: .*(full|disk|space)" extent move tank 4 8 --tier ssd
+grep "could not move" /tmp/tierd.log | grep -q "a device failed" &&
+	fail "a move that failed on the state is logged as a device failure"
+grep -q "could not move .*cannot save the state" /tmp/tierd.log ||
+	fail "the log does not say why the move failed"
+pool_field tank .moves_refused | grep -q "cannot save the state" ||
+	fail "pool show does not say why moves are refused: $(pool_field tank .moves_refused)"
+"$TIERCTL" pool show tank | grep -q "^Moves are refused until tierd restarts" ||
+	fail "pool show's text does not say moves are refused"
+tierctl_fails 1 "takes no moves until tierd restarts" extent move tank 4 8 --tier ssd
+vm_drop_caches
+assert_eq "volume contents while moves are refused" "$want" "$(vm_sha256 $vol "$size")"
+
+step "moves after the state healed and tierd restarted"
 rm /tmp/small/filler
+tierd_stop
+tierd_start
+assert_eq "pool state after the restart" active "$(pool_field tank .state)"
+assert_eq "extents on the SSD (the failed move undone)" 0 \
+	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 tierctl_ok extent move tank 4 8 --tier ssd
 assert_eq "extents on the SSD" 8 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 
