@@ -191,6 +191,11 @@ static int daemon_open_pools(struct daemon *d)
 	pools_set_heat_params(d->methods.pools, &heat);
 	pools_set_verify(d->methods.pools, d->o->verify_moves);
 	pools_activate_all(d->methods.pools, d->o->activate_degraded);
+	r = pools_check_state_dir(d->methods.pools, d->o->state_dir, err, sizeof(err));
+	if (r < 0) {
+		log_err("%s", err);
+		return r;
+	}
 	r = d->o->policy_dir ?
 		    tierings_open(&d->methods.tierings, d->loop, d->methods.pools, d->state, given,
 				  ARRAY_SIZE(given), err, sizeof(err)) :

@@ -291,3 +291,43 @@ int blockdev_wipe(int fd, uint64_t offset, uint64_t len)
 		return -errno;
 	return blockdev_write_zeroes(fd, offset, len);
 }
+
+/* Depth-bounded: a stack deeper than this is not one the kernel builds. */
+static int stacked_on(dev_t upper, dev_t lower, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	int found = 0;
+	DIR *d;
+
+	if (upper == lower)
+		return 1;
+	if (depth > 16)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", major(upper), minor(upper));
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		char dev_path[PATH_MAX + 300], text[32];
+		unsigned maj, min;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(dev_path, sizeof(dev_path), "%s/%s/dev", path, e->d_name);
+		f = fopen(dev_path, "re");
+		if (!f)
+			continue;
+		if (fgets(text, sizeof(text), f) && sscanf(text, "%u:%u", &maj, &min) == 2)
+			found = stacked_on(makedev(maj, min), lower, depth + 1);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+int blockdev_stacked_on(dev_t upper, dev_t lower)
+{
+	return stacked_on(upper, lower, 0);
+}

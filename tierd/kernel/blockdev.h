@@ -52,6 +52,12 @@ int blockdev_open_exclusive(const char *path, int flags, int *fd_out);
 int blockdev_holders(const char *path, char *buf, size_t len);
 
 /*
+ * Whether block device upper is lower or is built on it, however deep
+ * (sysfs slaves: LVM, dm-crypt or md over lower): 1 or 0.
+ */
+int blockdev_stacked_on(dev_t upper, dev_t lower);
+
+/*
  * The whole range or an error: -EIO if the device ends first, -ENOSPC for a
  * write starting at its end, -EINVAL for what O_DIRECT cannot do (offset and
  * len must be multiples of the logical block size; a 4096-aligned buf always

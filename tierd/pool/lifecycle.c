@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include "blockdev.h"
 #include "dmctl.h"
 #include "log.h"
 
@@ -155,6 +158,25 @@ fail:
 	p->allow_missing = false;
 	pool_close_devices(p);
 	return r;
+}
+
+int pools_check_state_dir(struct pools *ps, const char *dir, char *err, size_t err_len)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return errbuf_fail(-errno, err, err_len, "%s: %s", dir, strerror(errno));
+	for (struct pool *p = ps->list; p; p = p->next) {
+		if (!p->active || !p->dm_major)
+			continue;
+		if (blockdev_stacked_on(st.st_dev, makedev(p->dm_major, p->dm_minor)))
+			return errbuf_fail(-ELOOP, err, err_len,
+					   "the state directory %s lives on pool %s's volume: tierd would"
+					   " wait on itself at the pool's first commit (SQLite syncs while"
+					   " the volume is suspended); move it off the volume, e.g. to"
+					   " /var/lib/tierd on the root filesystem", dir, p->sp.meta.name);
+	}
+	return 0;
 }
 
 void pools_activate_all(struct pools *ps, bool degraded)

@@ -36,6 +36,13 @@ void pools_close(struct pools *ps);
 void pools_activate_all(struct pools *ps, bool degraded);
 
 /*
+ * -ELOOP, err naming the pool, if the directory dir lives on an active
+ * pool's volume or on a device built on it: its first commit would wait
+ * for SQLite's fsync on a volume it holds suspended.
+ */
+int pools_check_state_dir(struct pools *ps, const char *dir, char *err, size_t err_len);
+
+/*
  * Called with each pool that pool_destroy() is about to free, so that a
  * layer above keeping state per pool (tiering) drops it; one hook, NULL: none.
  */
