@@ -2,6 +2,7 @@
 #include "member.h"
 #include "poolcmd.h"
 #include "poolview.h"
+#include "redundancy.h"
 #include "size.h"
 #include "array.h"
 
@@ -63,6 +64,8 @@ static int poolcmd_create(struct cli *cli, const struct cli_command *cmd, int ar
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (!r)
 		r = poolcmd_print_changed(cli, cmd, result);
+	if (!r && ssd)
+		redundancy_warn_ssd(ssd);
 	json_object_put(result);
 	json_object_put(params);
 	return r;
@@ -170,6 +173,11 @@ static const struct cli_command poolcmd_commands[] = {
 			"tiers together.  tierd writes its superblock and metadata to every\n"
 			"device: what the devices held is lost.  Devices that carry a filesystem,\n"
 			"RAID or LVM signature are refused unless --force is given.\n"
+			"\n"
+			"This is tiering, not caching: the SSD tier holds the only copy of\n"
+			"every extent tierd moves to it.  Put md RAID1 or RAID10 under the SSD\n"
+			"tier, as RAID6 protects the HDD tier; tierctl warns when the SSD device\n"
+			"has no redundancy.\n"
 			"\n"
 			"NAME is 1 to 64 of A-Z a-z 0-9 _ . + -, not starting with '.' or '-'.\n",
 		.options =

@@ -4,6 +4,7 @@
 #include "member.h"
 #include "poolview.h"
 #include "progress.h"
+#include "redundancy.h"
 #include "size.h"
 #include "table.h"
 #include "tierview.h"
@@ -83,6 +84,8 @@ static int tiercmd_attach(struct cli *cli, const struct cli_command *cmd, int ar
 						    " and can be detached at any time." :
 						    "\nThe volume grew: grow its filesystem to use the space"
 						    " (resize2fs for ext4, xfs_growfs for XFS).");
+	if (!r)
+		redundancy_warn_ssd(ssd);
 	json_object_put(result);
 	json_object_put(params);
 	return r;
@@ -387,7 +390,11 @@ static const struct cli_command tiercmd_commands[] = {
 			"it afterwards to use the space.  With --no-grow the volume keeps its\n"
 			"size and the SSD only holds hot extents, so it can be detached again at\n"
 			"any time without shrinking anything.  tierd writes its superblock to\n"
-			"the SSD: what it held is lost.\n",
+			"the SSD: what it held is lost.\n"
+			"\n"
+			"The SSD tier holds the only copy of every extent tierd moves to it:\n"
+			"put md RAID1 or RAID10 under it.  tierctl warns when the device has no\n"
+			"redundancy.\n",
 		.options =
 			"      --ssd DEV           the SSD's block device (required)\n"
 			"      --no-grow           keep the volume's size\n"

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "ranges.h"
+#include "redundancy.h"
 #include "timefmt.h"
 #include "array.h"
 
@@ -136,11 +137,24 @@ static void test_ranges(void)
 	CHECK_UINT(ranges_coalesce(NULL, 0, 4096), 0);
 }
 
+static void test_redundancy(void)
+{
+	CHECK_INT(redundancy_of_md_level("raid1\n"), REDUNDANCY_YES);
+	CHECK_INT(redundancy_of_md_level("raid10"), REDUNDANCY_YES);
+	CHECK_INT(redundancy_of_md_level("raid6\n"), REDUNDANCY_YES);
+	CHECK_INT(redundancy_of_md_level("raid0\n"), REDUNDANCY_NONE);
+	CHECK_INT(redundancy_of_md_level("linear\n"), REDUNDANCY_NONE);
+	CHECK_INT(redundancy_of_md_level("raid1x"), REDUNDANCY_UNKNOWN);
+	CHECK_INT(redundancy_of_md_level(""), REDUNDANCY_UNKNOWN);
+	CHECK_INT(redundancy_of_md_level("container\n"), REDUNDANCY_UNKNOWN);
+}
+
 int main(void)
 {
 	test_parse_duration();
 	test_format_duration();
 	test_iso();
 	test_ranges();
+	test_redundancy();
 	return 0;
 }

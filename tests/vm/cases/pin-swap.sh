@@ -11,7 +11,10 @@ hdd=$(vm_loop_create 96M) ssd=$(vm_loop_create 48M)
 vol=/dev/mapper/tank
 E=$((1 << 20))
 tierd_start
-tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd" --extent-size 1M
+"$TIERCTL" pool create tank --hdd "$hdd" --ssd "$ssd" --extent-size 1M 2>/tmp/create.err ||
+	fail "pool create failed: $(cat /tmp/create.err)"
+grep -q "warning: the SSD tier holds the only copy .* $ssd has no redundancy" /tmp/create.err ||
+	fail "pool create does not warn that the SSD has no redundancy: $(cat /tmp/create.err)"
 size=$(blockdev --getsize64 $vol)
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
