@@ -10,20 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "rpc.h"
 #include "array.h"
 
 
-/* Checks stay on in any build: a fuzzer without them only finds crashes. */
-#define FUZZ_ASSERT(e)                                                              \
-	do {                                                                        \
-		if (!(e)) {                                                         \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #e);     \
-			abort();                                                    \
-		}                                                                   \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* What the daemon does with an error: a reply line a client must be able to read. */
 static void fuzz_reply_error(int err, const char *message)
