@@ -85,9 +85,9 @@ static bool is_device(const struct pool *p, unsigned dev, const char *path)
 
 /*
  * Device names move between boots (loop0, md127...): look at every block
- * device. A device that another one is built on (a partition's disk, the
- * disk under a dm-linear or a multipath map) shows the same superblock as
- * the device on top, which is the one to use; two that nothing is built on
+ * device. A device that another one is built on (the disk under a
+ * dm-linear or a multipath map) shows the same superblock as the device on
+ * top, which is the one to use; two that nothing is built on
  * (a clone, a snapshot's origin and its copy) are -ENOTUNIQ: which one
  * holds the newest data is not for tierd to guess.
  */
