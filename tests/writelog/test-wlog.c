@@ -175,6 +175,7 @@ static void test_plan(void)
 
 	/* A log without ticks has no common clock. */
 	wlog_destroy(&logs[1]);
+	free(b1.buf);
 	b_init(&b1);
 	b_write(&b1, 8);
 	b_flush(&b1);
