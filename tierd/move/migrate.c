@@ -467,6 +467,15 @@ static void batch_commit(struct migrate_batch *b)
 			snprintf(b->err, sizeof(b->err),
 				 "pool %s: a copy failed while the volume was suspended", name);
 		}
+		/*
+		 * The copies must be durable before a device names them (the
+		 * commit flushes again, with nothing left to do): a destination
+		 * that cannot flush failed its copies, as one that fails writes.
+		 */
+		if (r == 0 && pool_flush_devices(b->p, b->err, sizeof(b->err)) < 0) {
+			r = -EIO;
+			batch_debug(b, "%s", b->err);
+		}
 	}
 	if (r < 0 && volume_suspended(name)) {
 		/* Nothing committed yet: the mirrors stay live, src is complete. */

@@ -103,6 +103,25 @@ static const struct pool_image *pool_image_of(const struct pool *p, uint64_t gen
 }
 
 /*
+ * What a new generation maps must be durable before any device holds it.
+ * Copies (kcopyd's, the offline mover's) carry no flush, and each device's
+ * flush covers only its own cache: without this, a power cut after device
+ * 0's metadata flush leaves it mapping extents onto SSD blocks whose copy
+ * was still in the SSD's cache (docs/migration.md).
+ */
+int pool_flush_devices(struct pool *p, char *err, size_t err_len)
+{
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		int r = p->fd[i] >= 0 ? blockdev_flush(p->fd[i]) : 0;
+
+		if (r < 0)
+			return errbuf_fail(r, err, err_len, "%s: cannot flush its cache: %s",
+					   p->sp.paths[i], strerror(-r));
+	}
+	return 0;
+}
+
+/*
  * Commit the in-memory pool to every device: generation + 1 into each
  * device's older slot, flushed. The caller then saves the state (same
  * generation); activation prefers whichever is newer.
@@ -115,19 +134,9 @@ int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 	void *buf;
 	int r = 0;
 
-	/*
-	 * What the new generation maps must be durable before any device holds
-	 * it. Copies (kcopyd's, the offline mover's) carry no flush, and each
-	 * device's flush covers only its own cache: without this, a power cut
-	 * after device 0's metadata flush leaves it mapping extents onto SSD
-	 * blocks whose copy was still in the SSD's cache (docs/migration.md).
-	 */
-	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
-		r = blockdev_flush(p->fd[i]);
-		if (r < 0)
-			return errbuf_fail(r, err, err_len, "%s: cannot flush its cache: %s",
-					   p->sp.paths[i], strerror(-r));
-	}
+	r = pool_flush_devices(p, err, err_len);
+	if (r < 0)
+		return r;
 	buf = block_alloc(len);
 	if (!buf)
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");

@@ -109,6 +109,7 @@ int pool_load_table(struct pool *p, int create, char *err, size_t err_len);
 int pool_read_sb(int fd, struct metadata_sb *sb);
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		   struct metadata_pool *p, struct extmap *m);
+int pool_flush_devices(struct pool *p, char *err, size_t err_len);
 int pool_write_metadata(struct pool *p, char *err, size_t err_len);
 int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed);
 int pool_format_device(int fd, const struct metadata_sb *sb, char *err, size_t err_len,
