@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define HEATCMD_TOP_MAX 10000 /* tierd's bound on one list (docs/protocol.md) */
+
 int heatcmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
 	static const struct table_column columns[] = {
@@ -34,8 +36,9 @@ int heatcmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char *
 		errno = 0;
 		top = strtoull(top_text, &end, 10);
 		if (errno || *end || top_text[0] < '0' || top_text[0] > '9' || top == 0 ||
-		    top > 1000000)
-			return cli_usage(cmd->name, "--top takes 1 to 1000000, not '%s'", top_text);
+		    top > HEATCMD_TOP_MAX)
+			return cli_usage(cmd->name, "--top takes 1 to %d, not '%s'", HEATCMD_TOP_MAX,
+					 top_text);
 	}
 	params = cli_params(args[0]);
 	cli_param_uint(&params, "top", top);

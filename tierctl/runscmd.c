@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #define RUNSCMD_LIMIT_DEFAULT 20
-#define RUNSCMD_LIMIT_MAX 1000000
+#define RUNSCMD_LIMIT_MAX 10000 /* tierd's bound on one list (docs/protocol.md) */
 
 int runscmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {

@@ -21,7 +21,7 @@
 
 /* Moves a dry run lists unless --limit says otherwise. */
 #define TIERCMD_MOVES_DEFAULT 20
-#define TIERCMD_MOVES_MAX 1000000
+#define TIERCMD_MOVES_MAX 10000 /* tierd's bound on one list (docs/protocol.md) */
 
 /* The pool after a change to ssd: as JSON, or "Attached SSD to pool ...", then after. */
 static int tiercmd_print_changed(struct cli *cli, const char *verb, const char *ssd,

@@ -228,7 +228,7 @@ static int daemon_open_control(struct daemon *d)
 	int r = make_socket_dir(d->o->socket);
 
 	if (r == 0)
-		r = control_open(&d->control, d->loop, d->o->socket, methods_handle, &d->methods);
+		r = control_open(&d->control, d->loop, d->o->socket, d->o->client_timeout, methods_handle, &d->methods);
 	if (r < 0)
 		log_err("cannot listen on %s: %s", d->o->socket,
 			r == -EADDRINUSE ? "another tierd is running" :

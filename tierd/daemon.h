@@ -20,6 +20,7 @@ struct daemon_options {
 	const char *metrics_listen; /* NULL: no metrics endpoint */
 	bool verify_moves;
 	bool activate_degraded;     /* at start, also pools with a device missing */
+	unsigned client_timeout;    /* seconds before an idle control client is closed; 0: never */
 };
 
 /* Run until SIGTERM or SIGINT; the volumes stay active. 0, or -errno (logged). */

@@ -46,6 +46,10 @@ static void usage(FILE *out)
 		"      --verify-moves           compare every copy with its source before a move\n"
 		"                               commits (io_uring reads of both; a difference\n"
 		"                               keeps the extent where it was); default off\n"
+		"      --client-timeout SECS    close a control client that has sent no whole\n"
+		"                               request and read no reply for SECS, unless its\n"
+		"                               request is still being answered (default 60;\n"
+		"                               0: never)\n"
 		"      --activate-degraded      at start, activate pools with a device missing:\n"
 		"                               its extents read and write as I/O errors, the\n"
 		"                               rest as usual (docs/pools.md); default off: such\n"
@@ -128,6 +132,7 @@ int main(int argc, char **argv)
 		OPT_FLUSH_INTERVAL,
 		OPT_HALF_LIFE,
 		OPT_HISTORY_DAYS,
+		OPT_CLIENT_TIMEOUT,
 		OPT_POLICY_DIR,
 		OPT_METRICS_LISTEN,
 		OPT_VERIFY_MOVES,
@@ -140,6 +145,7 @@ int main(int argc, char **argv)
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 		{ "heat-half-life", required_argument, NULL, OPT_HALF_LIFE },
 		{ "history-days", required_argument, NULL, OPT_HISTORY_DAYS },
+		{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
 		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
 		{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
 		{ "verify-moves", no_argument, NULL, OPT_VERIFY_MOVES },
@@ -157,6 +163,7 @@ int main(int argc, char **argv)
 		.flush_interval = 60,
 		.history_days = 30,
 		.half_life = 86400,
+		.client_timeout = 60,
 	};
 	const struct {
 		int opt;
@@ -168,6 +175,7 @@ int main(int argc, char **argv)
 		{ OPT_FLUSH_INTERVAL, "--flush-interval", 1, 86400, &o.flush_interval },
 		{ OPT_HALF_LIFE, "--heat-half-life", 60, 365 * 86400, &o.half_life },
 		{ OPT_HISTORY_DAYS, "--history-days", 1, 3650, &o.history_days },
+		{ OPT_CLIENT_TIMEOUT, "--client-timeout", 0, 86400, &o.client_timeout },
 	};
 	int c;
 
@@ -204,6 +212,7 @@ int main(int argc, char **argv)
 		case OPT_FLUSH_INTERVAL:
 		case OPT_HALF_LIFE:
 		case OPT_HISTORY_DAYS:
+		case OPT_CLIENT_TIMEOUT:
 			for (size_t i = 0; i < ARRAY_SIZE(numbers); i++) {
 				if (numbers[i].opt != c)
 					continue;

@@ -24,11 +24,16 @@
 #define CONTROL_OUT_PAUSE (64u << 10)
 /* Unsent output (progress lines piling up) past which the client is dropped. */
 #define CONTROL_OUT_MAX (16u << 20)
+/* One reply's text past which the client gets an error instead (E2BIG). */
+#define CONTROL_REPLY_MAX (8u << 20)
 
 struct control_conn {
 	struct control *control;
 	struct control_conn *next;
 	ev_io io;
+	/* Idle: no request in progress; no whole request read, no output sent since last_active. */
+	ev_timer idle;
+	ev_tstamp last_active;
 	int fd;
 	uid_t uid;
 	char *in; /* CONTROL_IN_MAX bytes; unhandled input is in[in_off, in_len) */
@@ -49,6 +54,7 @@ struct control {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	control_handler handler;
 	void *ctx;
+	double idle_timeout; /* seconds; 0: never */
 	struct control_conn *conns;
 	unsigned nr_conns;
 };
@@ -65,6 +71,7 @@ static void conn_free(struct control_conn *conn)
 	}
 	conn->control->nr_conns--;
 	ev_io_stop(conn->control->loop, &conn->io);
+	ev_timer_stop(conn->control->loop, &conn->idle);
 	if (conn->fd >= 0)
 		close(conn->fd);
 	rpc_request_destroy(&conn->req);
@@ -121,6 +128,20 @@ static void conn_send(struct control_conn *conn, json_object *msg)
 	if (!text)
 		goto drop;
 	len = strlen(text);
+	/*
+	 * The handlers bound what a request can ask for (docs/protocol.md);
+	 * this is the backstop: the client learns why, and nothing that large
+	 * stays in tierd's locked memory.
+	 */
+	if (len > CONTROL_REPLY_MAX) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "the reply would be %zu bytes, more than %u; ask for less",
+			 len, CONTROL_REPLY_MAX);
+		json_object_put(msg);
+		conn_send(conn, rpc_reply_error(E2BIG, why)); /* short: no recursion */
+		return;
+	}
 	if (pending && pending + len + 1 > CONTROL_OUT_MAX)
 		goto drop;
 	/* Forget what was sent, so a reader that keeps just behind does not grow the buffer. */
@@ -151,6 +172,7 @@ void control_reply(struct control_conn *conn, json_object *reply)
 	conn_send(conn, reply);
 	rpc_request_destroy(&conn->req);
 	conn->busy = 0;
+	conn->last_active = ev_now(conn->control->loop);
 	/* A reply from a long operation: go on with what the client sent meanwhile. */
 	if (!conn->dispatching)
 		conn_process(conn);
@@ -212,6 +234,8 @@ static void conn_process(struct control_conn *conn)
 		}
 		line_len = (size_t)(nl - line);
 		conn->in_off += line_len + 1;
+		/* Only whole requests count: a byte a minute must not keep a connection. */
+		conn->last_active = ev_now(conn->control->loop);
 		conn->busy = 1;
 		r = rpc_decode(&conn->req, line, line_len, err, sizeof(err));
 		if (r < 0)
@@ -261,11 +285,31 @@ static void conn_write(struct control_conn *conn)
 		conn_drop(conn);
 		return;
 	}
+	conn->last_active = ev_now(conn->control->loop);
 	conn->out_off += (size_t)n;
 	if (conn->out_off == conn->out_len)
 		conn->out_off = conn->out_len = 0;
 	/* Output below the pause lets buffered requests go on; a hangup may be complete. */
 	conn_process(conn);
+}
+
+/*
+ * A client that neither sends whole requests nor reads its replies holds one
+ * of the CONTROL_CONN_MAX connections for nothing: after idle_timeout it is
+ * closed. A request in progress (a run with --wait, hours long) is not idle.
+ */
+static void conn_idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct control_conn *conn = w->data;
+	ev_tstamp left = conn->last_active + conn->control->idle_timeout - ev_now(loop);
+
+	(void)revents;
+	if (conn->busy || left > 0) {
+		w->repeat = conn->busy ? conn->control->idle_timeout : left;
+		ev_timer_again(loop, w);
+		return;
+	}
+	conn_drop(conn);
 }
 
 static void conn_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -344,6 +388,13 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	ev_io_init(&conn->io, conn_cb, fd, EV_READ);
 	conn->io.data = conn;
 	ev_io_start(loop, &conn->io);
+	ev_init(&conn->idle, conn_idle_cb);
+	conn->idle.data = conn;
+	conn->last_active = ev_now(loop);
+	if (c->idle_timeout > 0) {
+		conn->idle.repeat = c->idle_timeout;
+		ev_timer_again(loop, &conn->idle);
+	}
 }
 
 /* A socket file nobody answers on is left over from a crash: replace it. */
@@ -367,7 +418,7 @@ static int control_claim_path(const struct sockaddr_un *addr)
 }
 
 int control_open(struct control **out, struct ev_loop *loop, const char *path,
-		 control_handler handler, void *ctx)
+		 unsigned idle_timeout, control_handler handler, void *ctx)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct control *c;
@@ -382,6 +433,7 @@ int control_open(struct control **out, struct ev_loop *loop, const char *path,
 	c->loop = loop;
 	c->handler = handler;
 	c->ctx = ctx;
+	c->idle_timeout = idle_timeout;
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {

@@ -22,11 +22,13 @@ typedef void (*control_handler)(struct control_conn *conn, const struct rpc_requ
 
 /*
  * Listen on path (mode 0660; a stale socket is replaced, a live one is
- * -EADDRINUSE). Clients are bounded in number, request size and unread
- * output (docs/protocol.md, "Limits and bad input").
+ * -EADDRINUSE). Clients are bounded in number, request size, reply size and
+ * unread output, and closed after idle_timeout seconds with no request in
+ * progress and nothing read or sent (0: never) (docs/protocol.md, "Limits
+ * and bad input").
  */
 int control_open(struct control **out, struct ev_loop *loop, const char *path,
-		 control_handler handler, void *ctx);
+		 unsigned idle_timeout, control_handler handler, void *ctx);
 /* Closes the listener and every connection; pending requests are dropped. */
 void control_close(struct control *c);
 

@@ -398,8 +398,8 @@ static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, js
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
-	if (top == 0 || top > 1000000) {
-		control_reply_error(conn, EINVAL, "top must be 1 to 1000000");
+	if (top == 0 || top > RPC_LIST_MAX) {
+		control_reply_error(conn, EINVAL, "top must be 1 to %u", RPC_LIST_MAX);
 		return;
 	}
 	o = json_object_new_object();
@@ -652,6 +652,10 @@ static void tier_now_method(struct control_conn *conn, struct methods_ctx *m, js
 
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
 		return;
+	if (limit == 0 || limit > RPC_LIST_MAX) {
+		control_reply_error(conn, EINVAL, "limit must be 1 to %u", RPC_LIST_MAX);
+		return;
+	}
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
@@ -695,8 +699,8 @@ static void runs_list_method(struct control_conn *conn, struct methods_ctx *m,
 
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
 		return;
-	if (limit == 0 || limit > 100000) {
-		control_reply_error(conn, EINVAL, "limit must be 1 to 100000");
+	if (limit == 0 || limit > RPC_LIST_MAX) {
+		control_reply_error(conn, EINVAL, "limit must be 1 to %u", RPC_LIST_MAX);
 		return;
 	}
 	p = find_pool(conn, m, name);

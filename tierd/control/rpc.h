@@ -11,6 +11,8 @@
 #define RPC_PROTOCOL 1
 #define RPC_REQUEST_MAX 65536
 #define RPC_METHOD_MAX 64
+/* Entries one reply may list (heat.top, runs.list, a dry run's moves): a bound on its size. */
+#define RPC_LIST_MAX 10000u
 
 struct rpc_request {
 	char method[RPC_METHOD_MAX];

@@ -4,7 +4,8 @@
 # (every mutating method that daemon.version lists answers EPERM), and garbage,
 # oversized lines, connection storms and clients that never read get errors or
 # are turned away, while the daemon keeps answering, its memory stays bounded
-# and no device-mapper table changes.
+# and no device-mapper table changes. Clients that wait, trickle or never read
+# are closed after --client-timeout; lists in replies are bounded.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 128M)
@@ -15,7 +16,7 @@ python=/usr/bin/python3
 abuse=/tmp/abuse.py
 cat >"$abuse" <<'PY'
 # The control socket under abuse; run by tests/vm/cases/control-abuse.sh.
-# Usage: abuse.py denied|unprivileged|garbage SOCKET [POOL HDD SSD [TIERD_PID]]
+# Usage: abuse.py denied|unprivileged|garbage|idle SOCKET [POOL HDD SSD [TIERD_PID]]
 # HDD and SSD are the pool's devices: a check that let a request through
 # would act on them, and the caller compares the tables before and after.
 # With TIERD_PID, garbage checks that the daemon's memory stays bounded.
@@ -336,7 +337,79 @@ def garbage():
     check_rss("after the garbage", rss_start)
 
 
-{"denied": denied, "unprivileged": unprivileged, "garbage": garbage}[mode]()
+
+def closed_by_daemon(s):
+    """True once the daemon has closed s (EOF or reset), waiting up to TIMEOUT."""
+    try:
+        while True:
+            if not s.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+    except (socket.timeout, TimeoutError):
+        return False
+
+
+def idle():
+    # Run with --client-timeout IDLE: every slot taken by clients that wait,
+    # or trickle a byte a second, or never read a reply, frees up.
+    idle_s = int(os.environ["IDLE"])
+    waiting = [connect() for _ in range(40)]
+    trickling = [connect() for _ in range(12)]
+    deaf = []
+    for _ in range(12):
+        s = connect()
+        s.setblocking(False)
+        data = line("pool.list") * 1000
+        try:
+            while True:
+                s.send(data)
+        except BlockingIOError:
+            pass
+        deaf.append(s)
+    r = exchange(line("pool.list"))
+    if r[0].get("ok") is not False or r[0]["error"]["errno"] != "EAGAIN":
+        fail(f"a 65th connection: {r}")
+    ok("64 idle clients hold every connection; a 65th is refused")
+    start = time.monotonic()
+    while time.monotonic() - start < idle_s + 2:
+        for s in trickling:
+            s.send(b" ")
+        time.sleep(1)
+    for s in waiting + trickling + deaf:
+        s.setblocking(True)
+        s.settimeout(TIMEOUT)
+    for s in waiting + trickling:
+        if not closed_by_daemon(s):
+            fail("a client idle past --client-timeout was not closed")
+    for s in deaf:
+        # Its replies are still queued; the daemon gave up sending them.
+        try:
+            while s.recv(1 << 20):
+                pass
+        except ConnectionResetError:
+            pass
+    ok(f"{len(waiting)} waiting, {len(trickling)} trickling and {len(deaf)} deaf clients"
+       f" closed after {time.monotonic() - start:.0f} s")
+    r = call("pool.list")
+    if not r["ok"]:
+        fail(f"pool.list after the idle clients: {r}")
+    ok("pool.list answers once they are gone")
+    # Replies are bounded where they are asked for.
+    expect_error("heat.top with top 10001", line("heat.top", {"name": pool, "top": 10001}),
+                 pattern="top must be 1 to 10000")
+    expect_error("runs.list with limit 10001", line("runs.list", {"name": pool, "limit": 10001}),
+                 pattern="limit must be 1 to 10000")
+    expect_error("a dry run listing 10001 moves",
+                 line("tier.now", {"name": pool, "dry_run": True, "limit": 10001}),
+                 pattern="limit must be 1 to 10000")
+    r = call("heat.top", {"name": pool, "top": 10000})
+    if not r["ok"]:
+        fail(f"heat.top with top 10000: {r}")
+    ok("heat.top with top 10000 answers")
+
+
+{"denied": denied, "unprivileged": unprivileged, "garbage": garbage, "idle": idle}[mode]()
 PY
 
 tierd_start
@@ -367,6 +440,11 @@ chmod o-x "$(dirname "$TIERD_SOCKET")"
 
 step "garbage, oversized lines, connection storms, clients that never read"
 "$python" "$abuse" garbage "$TIERD_SOCKET" tank "$hdd" "$ssd" "$TIERD_PID"
+
+step "idle clients are closed after --client-timeout; replies are bounded"
+tierd_stop TERM
+tierd_start --client-timeout 3
+IDLE=3 "$python" "$abuse" idle "$TIERD_SOCKET" tank "$hdd" "$ssd"
 
 step "the daemon is unharmed and nothing changed"
 kill -0 "$TIERD_PID" || { cat /tmp/tierd.log >&2; fail "tierd died"; }
