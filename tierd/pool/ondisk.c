@@ -160,6 +160,8 @@ int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 					p->sp.paths[i], p->sp.map.nr_logical);
 			goto out;
 		}
+		if (i == 1)
+			r = fault_fail("metadata-write-dev1");
 		while (r == 0 && metadata_next_change(old ? old->buf : NULL, old ? old->len : 0, buf,
 						      len, &off, &run)) {
 			r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot] + off,

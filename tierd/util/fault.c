@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "fault.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,4 +19,15 @@ void fault_point(const char *step)
 		}
 		raise(SIGKILL);
 	}
+}
+
+int fault_fail(const char *step)
+{
+	static const char prefix[] = "fail:";
+	const char *want = getenv("TIERD_FAULT");
+
+	if (want && strncmp(want, prefix, sizeof(prefix) - 1) == 0 &&
+	    strcmp(want + sizeof(prefix) - 1, step) == 0)
+		return -EIO;
+	return 0;
 }

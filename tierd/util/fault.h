@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fault: test-only crash points, so tests can stop tierd at a step of a protocol. */
+/* fault: test-only crash and failure points, so tests can stop or fail tierd at a step. */
 #ifndef TIERD_FAULT_H
 #define TIERD_FAULT_H
 
@@ -9,5 +9,13 @@
  * handlers. docs/testing.md lists the steps.
  */
 void fault_point(const char *step);
+
+/*
+ * If TIERD_FAULT is "fail:" followed by this step, -EIO (every time: a
+ * device that keeps failing); else 0. For failures the kernel's test
+ * targets cannot make alone, such as a metadata write failing while the
+ * flush before it succeeds.
+ */
+int fault_fail(const char *step);
 
 #endif
