@@ -167,10 +167,15 @@ static double ms(uint64_t ns)
 	return ns / 1e6;
 }
 
+static void release_items(struct pool *p, const struct migrate_item *items, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		extmap_release(pool_extmap(p), items[i].dev, items[i].pe);
+}
+
 static void release_destinations(struct migrate_batch *b)
 {
-	for (size_t i = 0; i < b->nr; i++)
-		extmap_release(pool_extmap(b->p), b->items[i].dev, b->items[i].pe);
+	release_items(b->p, b->items, b->nr);
 }
 
 /*
@@ -619,11 +624,14 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	double every;
 	int r;
 
+	/* A batch that does not start releases what the caller reserved for it. */
 	if (nr == 0 || nr > MIGRATE_BATCH_MAX)
-		return -EINVAL;
+		return -EINVAL; /* not the caller's items: nothing of ours to release */
 	b = calloc(1, sizeof(*b));
-	if (!b)
+	if (!b) {
+		release_items(p, items, nr);
 		return -ENOMEM;
+	}
 	b->loop = loop;
 	b->p = p;
 	b->events_fd = -1;
@@ -636,6 +644,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		if (r < 0) {
 			snprintf(err, err_len, "pool %s: --verify-moves needs io_uring: %s", name,
 				 strerror(-r));
+			release_destinations(b);
 			free(b);
 			return r;
 		}
