@@ -256,8 +256,12 @@ int dmctl_suspend(const char *name, int flush)
 
 int dmctl_resume(const char *name)
 {
-	/* Swapping tables suspends first if needed: that must not freeze filesystems either. */
-	return dmctl_simple(DM_DEVICE_RESUME, name, DMCTL_SKIP_LOCKFS);
+	/*
+	 * Swapping tables suspends first if needed: that must not freeze
+	 * filesystems either, nor fail the writes a mirror holds (noflush
+	 * pushes them back to be issued to the new table).
+	 */
+	return dmctl_simple(DM_DEVICE_RESUME, name, DMCTL_SKIP_LOCKFS | DMCTL_NOFLUSH);
 }
 
 /* Remove a device dmctl_create() made, keeping the reason it failed. */
@@ -310,7 +314,7 @@ static int dmctl_fail_io(const char *name, uint64_t sectors)
 
 	if (r < 0)
 		return r;
-	r = dmctl_simple(DM_DEVICE_RESUME, name, DMCTL_SKIP_LOCKFS | DMCTL_NOFLUSH);
+	r = dmctl_resume(name);
 	if (r < 0)
 		(void)dmctl_clear(name);
 	return r;

@@ -31,6 +31,15 @@
  */
 #define MIGRATE_POLL_SECONDS 0.1
 #define MIGRATE_POLL_EVENTS_SECONDS 1.0
+/*
+ * Mirrors a failed move leaves in the live table hold every write a failed
+ * leg refused (handle_errors) until the next suspend. Removing them is
+ * retried this often; once they have stayed MIGRATE_HELD_SECONDS, each retry
+ * that fails also fails the writes held by then (EIO), rather than let them
+ * wait for a restart (docs/migration.md, "Mirrors left behind").
+ */
+#define MIGRATE_LEFTOVER_RETRY_SECONDS 5.0
+#define MIGRATE_HELD_SECONDS 30.0
 
 static int volume_suspended(const char *name)
 {
@@ -179,6 +188,129 @@ static void release_destinations(struct migrate_batch *b)
 }
 
 /*
+ * Mirrors left in the live table after a batch ended (docs/migration.md,
+ * "Mirrors left behind"). With recommit, a device may still name the
+ * extents' destinations: the old mapping must reach every device as a newer
+ * generation before the extents may go back to linear on their sources.
+ */
+struct migrate_leftover {
+	struct ev_loop *loop;
+	struct pool *p;
+	ev_timer retry;
+	uint64_t since_ns;
+	bool recommit;
+	bool failing_held; /* said that held writes now fail */
+	unsigned retries;
+	uint32_t changed[MIGRATE_BATCH_MAX];
+	size_t nr_changed;
+};
+
+static void leftover_destroy(void *obj)
+{
+	struct migrate_leftover *l = obj;
+
+	if (!l)
+		return;
+	ev_timer_stop(l->loop, &l->retry);
+	free(l);
+}
+
+/* Load the map's table and swap it in: held writes go to the sources. */
+static int leftover_to_map(struct migrate_leftover *l, char *err, size_t err_len)
+{
+	struct dmtable_dev devs[METADATA_MAX_DEVS];
+	const char *name = pool_name(l->p);
+	struct dmtable t = { 0 };
+	int r;
+
+	r = pool_dm_devs(l->p, devs, err, err_len);
+	if (r == 0) {
+		r = dmtable_build(&t, pool_extmap(l->p), devs, pool_extent_sectors(l->p));
+		if (r < 0)
+			snprintf(err, err_len, "cannot build its table: %s", strerror(-r));
+	}
+	if (r == 0)
+		r = pool_load_inactive(l->p, &t, err, err_len);
+	dmtable_destroy(&t);
+	if (r == 0) {
+		r = dmctl_resume(name);
+		if (r < 0) {
+			snprintf(err, err_len, "cannot resume /dev/mapper/%s: %s", name,
+				 dmctl_error_text(r));
+			dmctl_clear(name);
+		}
+	}
+	return r;
+}
+
+static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct migrate_leftover *l = w->data;
+	const char *name = pool_name(l->p);
+	char err[256] = "";
+	double held;
+
+	(void)loop;
+	(void)revents;
+	l->retries++;
+	if (l->recommit && pool_commit(l->p, l->changed, l->nr_changed, err, sizeof(err)) == 0) {
+		l->recommit = false;
+		log_info("pool %s: wrote the old mapping of %zu extents back to every device",
+			 name, l->nr_changed);
+	}
+	if (!l->recommit && leftover_to_map(l, err, sizeof(err)) == 0) {
+		log_info("pool %s: the mirrors a failed move left are gone after %u retries (%.0f s)",
+			 name, l->retries, (clock_now_ns() - l->since_ns) / 1e9);
+		pool_drop_leftover(l->p); /* frees l */
+		return;
+	}
+	held = (clock_now_ns() - l->since_ns) / 1e9;
+	if (held >= MIGRATE_HELD_SECONDS) {
+		/*
+		 * A flush suspend completes what a failed leg holds with EIO: the
+		 * writer learns its write did not happen, which is the truth while
+		 * a device may name the destination that refused it.
+		 */
+		if (!l->failing_held)
+			log_err("pool %s: mirrors left by a failed move still cannot be removed (%s);"
+				" writes a failed leg holds now fail after at most %.0f s", name, err,
+				MIGRATE_LEFTOVER_RETRY_SECONDS);
+		l->failing_held = true;
+		if (dmctl_suspend(name, 1) == 0)
+			dmctl_resume(name);
+	}
+	l->retry.repeat = MIGRATE_LEFTOVER_RETRY_SECONDS;
+	ev_timer_again(l->loop, &l->retry);
+}
+
+/*
+ * The batch ends with mirrors in the live table: keep retrying to remove
+ * them, so that the writes they hold do not wait for a restart. changed: the
+ * extents a device may name on their destinations (recommit), else NULL.
+ */
+static void leave_mirrors(struct migrate_batch *b, const uint32_t *changed, size_t nr_changed)
+{
+	struct migrate_leftover *l = calloc(1, sizeof(*l));
+
+	log_warn("pool %s: a failed move left mirrors in the volume's table; removing them"
+		 " again every %.0f s", pool_name(b->p), MIGRATE_LEFTOVER_RETRY_SECONDS);
+	if (!l)
+		return; /* the next batch or restart removes them */
+	l->loop = b->loop;
+	l->p = b->p;
+	l->since_ns = clock_now_ns();
+	l->recommit = changed != NULL;
+	if (changed) {
+		memcpy(l->changed, changed, nr_changed * sizeof(*changed));
+		l->nr_changed = nr_changed;
+	}
+	ev_timer_init(&l->retry, leftover_retry, MIGRATE_LEFTOVER_RETRY_SECONDS, 0.);
+	l->retry.data = l;
+	ev_timer_start(l->loop, &l->retry);
+	pool_set_leftover(b->p, l, leftover_destroy);
+}
+
+/*
  * A table swap ended with its resume: the volume's I/O was held since
  * suspend_from. Returns for how long.
  */
@@ -313,6 +445,30 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 	if (r < 0) {
 		snprintf(err, err_len, "cannot suspend /dev/mapper/%s: %s", name, dmctl_error_text(r));
 		dmctl_clear(name);
+	}
+	return r;
+}
+
+/*
+ * Nothing moved: back to the map's table, or (< 0) the mirrors stay live,
+ * both legs receiving every write, the volume running.
+ */
+static int return_to_map(struct migrate_batch *b, struct dmtable_dev *devs)
+{
+	const char *name = pool_name(b->p);
+	int r;
+
+	r = switch_to_map(b, devs, 1);
+	if (r == 0) {
+		r = dmctl_resume(name);
+		if (r == 0) {
+			batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
+				    ms(swap_done(b)));
+			return 0;
+		}
+		dmctl_clear(name);
+		dmctl_resume(name);
+		batch_debug(b, "resumed on the mirrors (I/O held %.1f ms)", ms(swap_done(b)));
 	}
 	return r;
 }
@@ -489,10 +645,13 @@ static void batch_commit(struct migrate_batch *b)
 		batch_debug(b, "resumed on the mirrors, nothing committed (I/O held %.1f ms)",
 			    ms(swap_done(b)));
 		batch_revert(b, 1);
-		if (switch_to_map(b, devs, 1) == 0) {
-			dmctl_resume(name);
-			batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
-				    ms(swap_done(b)));
+		r = return_to_map(b, devs);
+		if (r < 0) {
+			snprintf(b->err, sizeof(b->err), "pool %s: nothing moved, but the mirrors could"
+				 " not be removed from the table (%s)", name, dmctl_error_text(r));
+			leave_mirrors(b, NULL, 0);
+			batch_end(b, -EIO);
+			return;
 		}
 		batch_end(b, 0);
 		return;
@@ -538,14 +697,12 @@ static void batch_commit(struct migrate_batch *b)
 		batch_revert(b, 1);
 		if (pool_commit(b->p, changed, nr_changed, again, sizeof(again)) == 0) {
 			batch_debug(b, "wrote the old mapping back as a newer generation");
-			if (switch_to_map(b, devs, 1) == 0) {
-				dmctl_resume(name);
-				batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
-					    ms(swap_done(b)));
-			}
+			if (return_to_map(b, devs) < 0)
+				leave_mirrors(b, NULL, 0);
 		} else {
 			pool_set_broken(b->p, again);
 			keep_committed_mirrors(b, changed, nr_changed, devs);
+			leave_mirrors(b, changed, nr_changed);
 		}
 		batch_end(b, r);
 		return;
@@ -682,13 +839,18 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		said = true;
 		b->events_fd = -1;
 	}
-	/* The mirrors take over from the linear targets: src stays authoritative. */
+	/*
+	 * The mirrors take over from the linear targets: src stays
+	 * authoritative. Noflush: the table may still hold mirrors a failed
+	 * move left, and a flush would fail the writes they hold, which their
+	 * source has.
+	 */
 	batch_debug_hold(b);
 	b->suspend_from = clock_now_ns();
-	r = dmctl_suspend(name, 1);
+	r = dmctl_suspend(name, 0);
 	if (r == 0) {
 		suspend_ns = clock_now_ns() - b->suspend_from;
-		batch_debug(b, "suspended (flush) to swap in the mirrors in %.1f ms",
+		batch_debug(b, "suspended (noflush) to swap in the mirrors in %.1f ms",
 			    ms(suspend_ns));
 		fault_point("move-mirror-suspended");
 		from = clock_now_ns();
@@ -705,6 +867,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	}
 	b->timing.mirror_stall_ns = clock_now_ns() - b->suspend_from;
 	b->copy_from = clock_now_ns();
+	pool_drop_leftover(p); /* its mirrors are replaced: the map's, now moving */
 	batch_debug_release(b);
 	fault_point("move-copying");
 	if (b->events_fd >= 0) {

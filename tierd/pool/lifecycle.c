@@ -210,6 +210,7 @@ int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 			return errbuf_fail(r, err, err_len, "cannot remove /dev/mapper/%s: %s",
 					   p->sp.meta.name, dmctl_error_text(r));
 	}
+	pool_drop_leftover(p); /* its mirrors went with the volume */
 	pool_close_devices(p);
 	p->active = 0;
 	p->degraded = false;
@@ -289,6 +290,22 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
 		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name,
 				   p->job_what);
 	return 0;
+}
+
+void pool_set_leftover(struct pool *p, void *leftover, void (*destroy)(void *leftover))
+{
+	void *old = p->leftover;
+	void (*old_destroy)(void *) = p->leftover_destroy;
+
+	p->leftover = leftover;
+	p->leftover_destroy = destroy;
+	if (old && old_destroy)
+		old_destroy(old);
+}
+
+void pool_drop_leftover(struct pool *p)
+{
+	pool_set_leftover(p, NULL, NULL);
 }
 
 void pool_set_job(struct pool *p, struct pool_job *job, const char *what)

@@ -37,6 +37,13 @@ struct pool {
 	struct pool *next;
 	int active;
 	struct pool_job *job; /* the move layer's, opaque here: a long operation in progress */
+	/*
+	 * The move layer's, opaque here: mirrors a failed move had to leave in
+	 * the live table, and the timer that retries removing them. Destroyed
+	 * with the volume or the pool.
+	 */
+	void *leftover;
+	void (*leftover_destroy)(void *leftover);
 	const char *job_what; /* what it is doing, for "pool NAME is busy: ..." */
 	uint32_t dm_major, dm_minor; /* the volume's, while active */
 	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
@@ -182,6 +189,12 @@ int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char
 		size_t err_len);
 /* Bytes the last commit wrote to the devices, all of them together. */
 size_t pool_commit_bytes(const struct pool *p);
+/*
+ * Give p an object of the move layer's to destroy with the volume (NULL:
+ * none); destroys the one it had. pool_drop_leftover destroys it now.
+ */
+void pool_set_leftover(struct pool *p, void *leftover, void (*destroy)(void *leftover));
+void pool_drop_leftover(struct pool *p);
 /* The job now running on p (NULL: none), and what it does (see pool_job_what). */
 void pool_set_job(struct pool *p, struct pool_job *job, const char *what);
 

@@ -45,6 +45,7 @@ void pool_free(struct pool *p)
 {
 	if (!p)
 		return;
+	pool_drop_leftover(p);
 	pool_close_devices(p);
 	state_pool_destroy(&p->sp);
 	heat_table_destroy(&p->heat);
