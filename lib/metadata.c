@@ -184,10 +184,16 @@ static uint64_t metadata_whole_extents(uint64_t dev_size, uint64_t data_start, u
 }
 
 int metadata_layout(struct metadata_sb *sb, uint64_t dev_size, uint32_t logical_block_size,
-		    uint64_t extent_size, uint32_t max_logical)
+		    uint64_t extent_size, uint32_t max_logical, uint64_t stripe_bytes)
 {
 	uint64_t slot = metadata_slot_bytes(max_logical);
-	uint64_t data_start = metadata_align_up(METADATA_BLOCK + 2 * slot, METADATA_ALIGN);
+	/* Devices report odd optimal sizes (USB bridges: 32 MiB - 512): only a plausible stripe. */
+	uint64_t stripe = stripe_bytes && stripe_bytes % METADATA_BLOCK == 0 &&
+			  stripe_bytes <= METADATA_STRIPE_MAX ? stripe_bytes : METADATA_BLOCK;
+	uint64_t slot_a = metadata_align_up(METADATA_BLOCK, stripe);
+	uint64_t slot_b = metadata_align_up(slot_a + slot, stripe);
+	uint64_t data_start = metadata_align_up(metadata_align_up(slot_b + slot, stripe),
+						METADATA_ALIGN);
 	uint64_t nr_pe;
 
 	if (!sb || !metadata_extent_size_valid(extent_size) || !metadata_lbs_valid(logical_block_size))
@@ -201,8 +207,8 @@ int metadata_layout(struct metadata_sb *sb, uint64_t dev_size, uint32_t logical_
 	sb->logical_block_size = logical_block_size;
 	sb->dev_size = dev_size;
 	sb->extent_size = extent_size;
-	sb->slot_offset[0] = METADATA_BLOCK;
-	sb->slot_offset[1] = METADATA_BLOCK + slot;
+	sb->slot_offset[0] = slot_a;
+	sb->slot_offset[1] = slot_b;
 	sb->slot_bytes = slot;
 	sb->data_start = data_start;
 	sb->nr_pe = (uint32_t)nr_pe;

@@ -105,14 +105,19 @@ struct metadata_pool {
  * Plan a device's layout: slot A right after the superblock, slot B right
  * after A, each sized for max_logical extents and METADATA_MAX_DEVS devices
  * so the pool can grow without moving data; data_start on the next 1 MiB
- * boundary; nr_pe the whole extents after it.  Sets every field but the
+ * boundary; nr_pe the whole extents after it.  With stripe_bytes (a RAID's
+ * full stripe, the device's optimal I/O size: a multiple of METADATA_BLOCK
+ * up to METADATA_STRIPE_MAX, else ignored), the superblock, slot A and slot
+ * B each start a stripe of their own, so that a torn partial-stripe write to
+ * one (the RAID5/6 write hole) cannot take another.  Sets every field but the
  * uuids and the name, which are left as they are; *sb is written only on
  * success.  -EINVAL: extent_size not a power of two in 1 MiB..1 GiB or
  * logical_block_size not one in 512..4096; -ENOSPC: fewer than
  * METADATA_MIN_PE extents fit; -EFBIG: more than UINT32_MAX would.
  */
+#define METADATA_STRIPE_MAX (UINT64_C(64) << 20)
 int metadata_layout(struct metadata_sb *sb, uint64_t dev_size, uint32_t logical_block_size,
-		    uint64_t extent_size, uint32_t max_logical);
+		    uint64_t extent_size, uint32_t max_logical, uint64_t stripe_bytes);
 /* Slot capacity for max_logical extents, a multiple of METADATA_BLOCK. */
 uint64_t metadata_slot_bytes(uint32_t max_logical);
 /* The inverse: extents a slot of slot_bytes holds (>= the max_logical it was sized for). */

@@ -69,7 +69,7 @@ static uint32_t rnd(uint32_t *state)
 static void make_sb(struct metadata_sb *sb)
 {
 	memset(sb, 0, sizeof(*sb));
-	CHECK_OK(metadata_layout(sb, GiB, 512, 4 * MiB, 65536));
+	CHECK_OK(metadata_layout(sb, GiB, 512, 4 * MiB, 65536, 0));
 	memcpy(sb->pool_uuid, pool_uuid, 16);
 	memset(sb->dev_uuid, 0xd1, 16);
 	strcpy(sb->pool_name, "tank");
@@ -122,7 +122,7 @@ static void test_layout(void)
 	/* The uuids and name are the caller's: layout leaves them alone. */
 	memset(&sb, 0x5a, sizeof(sb));
 	memcpy(name_before, sb.pool_name, sizeof(name_before));
-	CHECK_OK(metadata_layout(&sb, GiB, 4096, 4 * MiB, 65536));
+	CHECK_OK(metadata_layout(&sb, GiB, 4096, 4 * MiB, 65536, 0));
 	CHECK_UINT(sb.version, METADATA_VERSION);
 	CHECK_UINT(sb.logical_block_size, 4096);
 	CHECK_UINT(sb.dev_size, GiB);
@@ -143,13 +143,13 @@ static void test_layout(void)
 	CHECK(!memcmp(sb.pool_name, name_before, sizeof(name_before)));
 
 	/* A 100 TiB array sized for a 128 TiB volume: slots of 256 MiB each. */
-	CHECK_OK(metadata_layout(&sb, 100 * TiB, 4096, 4 * MiB, 32 * 1024 * 1024));
+	CHECK_OK(metadata_layout(&sb, 100 * TiB, 4096, 4 * MiB, 32 * 1024 * 1024, 0));
 	CHECK_UINT(sb.slot_bytes, 256 * MiB + 4096);
 	CHECK_UINT(sb.data_start, 513 * MiB);
 	CHECK_UINT(sb.nr_pe, (100 * TiB - 513 * MiB) / (4 * MiB));
 
 	/* No slot room beyond the map: max_logical 0 still fits the device records. */
-	CHECK_OK(metadata_layout(&sb, 64 * MiB, 512, MiB, 0));
+	CHECK_OK(metadata_layout(&sb, 64 * MiB, 512, MiB, 0, 0));
 	CHECK_UINT(sb.slot_bytes, 4096);
 	CHECK_UINT(sb.data_start, MiB);
 	CHECK_UINT(sb.nr_pe, 63);
@@ -163,31 +163,77 @@ static void test_layout_limits(void)
 	struct metadata_sb sb, before;
 
 	for (size_t i = 0; i < sizeof(bad_extents) / sizeof(bad_extents[0]); i++)
-		CHECK_INT(metadata_layout(&sb, TiB, 512, bad_extents[i], 1000), -EINVAL);
+		CHECK_INT(metadata_layout(&sb, TiB, 512, bad_extents[i], 1000, 0), -EINVAL);
 	for (size_t i = 0; i < sizeof(bad_lbs) / sizeof(bad_lbs[0]); i++)
-		CHECK_INT(metadata_layout(&sb, TiB, bad_lbs[i], 4 * MiB, 1000), -EINVAL);
-	CHECK_INT(metadata_layout(NULL, TiB, 512, 4 * MiB, 1000), -EINVAL);
-	CHECK_OK(metadata_layout(&sb, TiB, 1024, MiB, 1000));
-	CHECK_OK(metadata_layout(&sb, TiB, 512, GiB, 1000));
+		CHECK_INT(metadata_layout(&sb, TiB, bad_lbs[i], 4 * MiB, 1000, 0), -EINVAL);
+	CHECK_INT(metadata_layout(NULL, TiB, 512, 4 * MiB, 1000, 0), -EINVAL);
+	CHECK_OK(metadata_layout(&sb, TiB, 1024, MiB, 1000, 0));
+	CHECK_OK(metadata_layout(&sb, TiB, 512, GiB, 1000, 0));
 
 	/* Exactly METADATA_MIN_PE extents fit, then one byte fewer. */
-	CHECK_OK(metadata_layout(&sb, MiB + 8 * 4 * MiB, 512, 4 * MiB, 1000));
+	CHECK_OK(metadata_layout(&sb, MiB + 8 * 4 * MiB, 512, 4 * MiB, 1000, 0));
 	CHECK_UINT(sb.nr_pe, METADATA_MIN_PE);
 	memset(&before, 0x77, sizeof(before));
 	sb = before;
-	CHECK_INT(metadata_layout(&sb, MiB + 8 * 4 * MiB - 1, 512, 4 * MiB, 1000), -ENOSPC);
+	CHECK_INT(metadata_layout(&sb, MiB + 8 * 4 * MiB - 1, 512, 4 * MiB, 1000, 0), -ENOSPC);
 	CHECK(!memcmp(&sb, &before, sizeof(sb)));
-	CHECK_INT(metadata_layout(&sb, 0, 512, 4 * MiB, 1000), -ENOSPC);
-	CHECK_INT(metadata_layout(&sb, MiB, 512, 4 * MiB, 1000), -ENOSPC);
+	CHECK_INT(metadata_layout(&sb, 0, 512, 4 * MiB, 1000, 0), -ENOSPC);
+	CHECK_INT(metadata_layout(&sb, MiB, 512, 4 * MiB, 1000, 0), -ENOSPC);
 	/* The metadata alone outgrows a small device when sized for a huge volume. */
-	CHECK_INT(metadata_layout(&sb, GiB, 512, 4 * MiB, UINT32_MAX), -ENOSPC);
+	CHECK_INT(metadata_layout(&sb, GiB, 512, 4 * MiB, UINT32_MAX, 0), -ENOSPC);
 
 	/* 2^34 one-MiB extents do not fit a u32 pe number; 1 GiB extents do. */
-	CHECK_INT(metadata_layout(&sb, 16 * 1024 * TiB, 4096, MiB, 1000), -EFBIG);
-	CHECK_OK(metadata_layout(&sb, 16 * PiB - 1, 4096, GiB, 1000));
+	CHECK_INT(metadata_layout(&sb, 16 * 1024 * TiB, 4096, MiB, 1000, 0), -EFBIG);
+	CHECK_OK(metadata_layout(&sb, 16 * PiB - 1, 4096, GiB, 1000, 0));
 	CHECK_UINT(sb.nr_pe, (16 * PiB - 1 - MiB) / GiB);
 	/* The largest slots on the largest device: nothing may wrap on the way to -EFBIG. */
-	CHECK_INT(metadata_layout(&sb, UINT64_MAX, 4096, GiB, UINT32_MAX), -EFBIG);
+	CHECK_INT(metadata_layout(&sb, UINT64_MAX, 4096, GiB, UINT32_MAX, 0), -EFBIG);
+}
+
+/* Which stripe of stripe bytes holds the byte at off. */
+static uint64_t stripe_of(uint64_t off, uint64_t stripe)
+{
+	return off / stripe;
+}
+
+static void test_layout_stripes(void)
+{
+	/* md RAID6 of 16 disks, 512 KiB chunks (7 MiB), and 6 disks of 64 KiB (256 KiB). */
+	static const uint64_t stripes[] = { 14 * 512 * KiB, 4 * 64 * KiB, METADATA_STRIPE_MAX };
+	unsigned char block[METADATA_BLOCK];
+	struct metadata_sb sb, plain, back;
+
+	CHECK_OK(metadata_layout(&plain, TiB, 4096, 4 * MiB, 65536, 0));
+	for (size_t i = 0; i < sizeof(stripes) / sizeof(stripes[0]); i++) {
+		uint64_t s = stripes[i];
+
+		make_sb(&sb);
+		CHECK_OK(metadata_layout(&sb, TiB, 4096, 4 * MiB, 65536, s));
+		/* Superblock, slot A and slot B: three stripes, none shared. */
+		CHECK_UINT(sb.slot_offset[0] % s, 0);
+		CHECK_UINT(sb.slot_offset[1] % s, 0);
+		CHECK(stripe_of(sb.slot_offset[0], s) > stripe_of(METADATA_BLOCK - 1, s));
+		CHECK(stripe_of(sb.slot_offset[1], s) >
+		      stripe_of(sb.slot_offset[0] + sb.slot_bytes - 1, s));
+		CHECK(sb.data_start >= sb.slot_offset[1] + sb.slot_bytes);
+		CHECK(stripe_of(sb.data_start, s) > stripe_of(sb.slot_offset[1] + sb.slot_bytes - 1, s));
+		CHECK_UINT(sb.data_start % MiB, 0);
+		CHECK_UINT(sb.slot_bytes, plain.slot_bytes);
+		CHECK_UINT(sb.nr_pe, (TiB - sb.data_start) / (4 * MiB));
+		/* Any placement the layout makes, the decoder takes: old tierd reads it too. */
+		CHECK_OK(metadata_sb_encode(&sb, block));
+		CHECK_OK(metadata_sb_decode(&back, block));
+		CHECK_UINT(back.slot_offset[1], sb.slot_offset[1]);
+	}
+	/* What is no plausible stripe leaves the plain layout. */
+	static const uint64_t odd[] = { 1, 512, 32 * MiB - 512, METADATA_STRIPE_MAX * 2 };
+
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		CHECK_OK(metadata_layout(&sb, TiB, 4096, 4 * MiB, 65536, odd[i]));
+		CHECK_UINT(sb.slot_offset[0], plain.slot_offset[0]);
+		CHECK_UINT(sb.slot_offset[1], plain.slot_offset[1]);
+		CHECK_UINT(sb.data_start, plain.data_start);
+	}
 }
 
 static void test_sb_round_trip(void)
@@ -943,6 +989,7 @@ int main(void)
 	test_slot_bytes();
 	test_layout();
 	test_layout_limits();
+	test_layout_stripes();
 	test_sb_round_trip();
 	test_sb_encode_refuses();
 	test_sb_damage();

@@ -126,7 +126,7 @@ int blockdev_probe(const char *path, struct blockdev_info *info)
 {
 	struct stat st;
 	size_t path_len = strlen(path);
-	unsigned int pbs;
+	unsigned int pbs, io_opt;
 	int lbs, fd, r;
 
 	memset(info, 0, sizeof(*info));
@@ -149,6 +149,9 @@ int blockdev_probe(const char *path, struct blockdev_info *info)
 	}
 	info->logical_block_size = (uint32_t)lbs;
 	info->physical_block_size = pbs;
+	if (ioctl(fd, BLKIOOPT, &io_opt) < 0)
+		io_opt = 0;
+	info->optimal_io_size = io_opt;
 	info->rotational = blockdev_rotational(info->rdev);
 	r = blockdev_has_tierd_magic(fd, info->size, info->logical_block_size);
 	if (r > 0)

@@ -20,6 +20,7 @@ struct blockdev_info {
 	uint64_t size; /* bytes */
 	uint32_t logical_block_size; /* the unit of O_DIRECT offsets and lengths */
 	uint32_t physical_block_size;
+	uint32_t optimal_io_size; /* bytes, 0 if none: a RAID's full stripe (md sets it) */
 	int rotational; /* 1, 0, or -1 if the kernel does not say */
 	/*
 	 * What the device already holds: "" nothing known; "tierd"; a libblkid

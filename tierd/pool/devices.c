@@ -440,13 +440,13 @@ int pool_layout_new_device(struct pool_new_dev *nd, uint64_t extent_size, uint32
 	int r;
 
 	r = metadata_layout(&nd->sb, nd->info.size, nd->info.logical_block_size, extent_size,
-			    max_logical);
+			    max_logical, nd->info.optimal_io_size);
 	if (r == -ENOSPC) {
 		/* The metadata area does not depend on the device's size: ask for a big one. */
 		uint64_t min = 0;
 
 		if (metadata_layout(&probe, UINT64_C(1) << 50, nd->info.logical_block_size,
-				    extent_size, max_logical) == 0)
+				    extent_size, max_logical, nd->info.optimal_io_size) == 0)
 			min = probe.data_start + METADATA_MIN_PE * extent_size;
 		return errbuf_fail(r, err, err_len,
 				   "%s is too small (%s): with %s extents a pool device needs at least %s",
