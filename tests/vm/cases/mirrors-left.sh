@@ -38,7 +38,7 @@ dmsetup table tank | grep -q mirror || fail "no mirror left: nothing for this ca
 grep -q "left mirrors in the volume's table" /tmp/tierd.log || fail "tierd does not say it left mirrors"
 
 step "the SSD fails every write: a write to a moving extent ends, with EIO, within 60 s"
-printf '0 4096 linear %s 0\n4096 %s flakey %s 4096 0 1 error_writes\n' \
+printf '0 4096 linear %s 0\n4096 %s flakey %s 4096 0 1 1 error_writes\n' \
 	"$mm" $((sectors - 4096)) "$mm" | dmsetup reload ssdwrap
 dmsetup suspend ssdwrap
 dmsetup resume ssdwrap
