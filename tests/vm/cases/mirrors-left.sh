@@ -37,17 +37,18 @@ grep -q "no more moves until tierd restarts" /tmp/tierd.log || fail "the pool wa
 dmsetup table tank | grep -q mirror || fail "no mirror left: nothing for this case to test"
 grep -q "left mirrors in the volume's table" /tmp/tierd.log || fail "tierd does not say it left mirrors"
 
-step "the SSD fails every write: a write to a moving extent ends, with EIO, within 60 s"
+step "the SSD fails every write: a write to a moving extent ends, with EIO, within 90 s"
 printf '0 4096 linear %s 0\n4096 %s flakey %s 4096 0 1 1 error_writes\n' \
 	"$mm" $((sectors - 4096)) "$mm" | dmsetup reload ssdwrap
 dmsetup suspend ssdwrap
 dmsetup resume ssdwrap
 vm_random_file /tmp/new $E
 from=$(date +%s)
-( dd if=/tmp/new of=$vol bs=1M seek=$FIRST oflag=direct conv=notrunc status=none
-  echo $? >/tmp/dd.rc ) &
+( rc=0
+  dd if=/tmp/new of=$vol bs=1M seek=$FIRST oflag=direct conv=notrunc status=none || rc=$?
+  echo $rc >/tmp/dd.rc ) &
 writer=$!
-for _ in $(seq 120); do
+for _ in $(seq 90); do
 	[ -e /tmp/dd.rc ] && break
 	sleep 1
 done
