@@ -22,23 +22,36 @@ int pool_open_direct(const char *path, int *fd)
 	return *fd < 0 ? -errno : 0;
 }
 
-/* Open path if it is this pool's device dev (by superblock). */
-static int try_device(struct pool *p, unsigned dev, const char *path)
+/* Open path if it carries device dev's superblock: -ENODEV if another's. */
+static int open_if_device(const struct pool *p, unsigned dev, const char *path, int *fd_out,
+			  struct metadata_sb *sb)
 {
-	struct metadata_sb sb;
 	int fd, r;
 
 	r = pool_open_direct(path, &fd);
 	if (r < 0)
 		return r;
-	r = pool_read_sb(fd, &sb);
-	if (r == 0 && (memcmp(sb.pool_uuid, p->sp.meta.uuid, 16) != 0 ||
-		       memcmp(sb.dev_uuid, p->sp.meta.devs[dev].uuid, 16) != 0))
+	r = pool_read_sb(fd, sb);
+	if (r == 0 && (memcmp(sb->pool_uuid, p->sp.meta.uuid, 16) != 0 ||
+		       memcmp(sb->dev_uuid, p->sp.meta.devs[dev].uuid, 16) != 0))
 		r = -ENODEV;
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Open path if it is this pool's device dev (by superblock), as that device. */
+static int try_device(struct pool *p, unsigned dev, const char *path)
+{
+	struct metadata_sb sb;
+	int fd, r;
+
+	r = open_if_device(p, dev, path, &fd, &sb);
+	if (r < 0)
+		return r;
 	p->fd[dev] = fd;
 	p->sb[dev] = sb;
 	if (path != p->sp.paths[dev]) /* snprintf onto its own argument is undefined */
@@ -73,14 +86,11 @@ static bool is_device(const struct pool *p, unsigned dev, const char *path)
 {
 	struct metadata_sb sb;
 	int fd;
-	bool yes;
 
-	if (pool_open_direct(path, &fd) < 0)
+	if (open_if_device(p, dev, path, &fd, &sb) < 0)
 		return false;
-	yes = pool_read_sb(fd, &sb) == 0 && !memcmp(sb.pool_uuid, p->sp.meta.uuid, 16) &&
-	      !memcmp(sb.dev_uuid, p->sp.meta.devs[dev].uuid, 16);
 	close(fd);
-	return yes;
+	return true;
 }
 
 /*
