@@ -129,6 +129,31 @@ int extmap_remove_dev(struct extmap *m, unsigned dev)
 	return 0;
 }
 
+int extmap_drop_dev(struct extmap *m, unsigned dev)
+{
+	if (!m || dev >= m->nr_devs)
+		return -EINVAL;
+	if (m->nr_free[dev] != m->nr_pe[dev])
+		return -EBUSY;
+	free(m->used[dev]);
+	for (unsigned i = dev; i + 1 < m->nr_devs; i++) {
+		m->used[i] = m->used[i + 1];
+		m->nr_pe[i] = m->nr_pe[i + 1];
+		m->nr_free[i] = m->nr_free[i + 1];
+		m->free_hint[i] = m->free_hint[i + 1];
+	}
+	m->nr_devs--;
+	m->used[m->nr_devs] = NULL;
+	m->nr_pe[m->nr_devs] = 0;
+	m->nr_free[m->nr_devs] = 0;
+	m->free_hint[m->nr_devs] = 0;
+	/* No le is on dev (its pe are all free): only later devices renumber. */
+	for (uint32_t le = 0; le < m->nr_logical; le++)
+		if (m->map[le].dev != EXTMAP_NO_DEV && m->map[le].dev > dev)
+			m->map[le].dev--;
+	return 0;
+}
+
 int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 {
 	struct extmap_loc *map;
@@ -342,4 +367,46 @@ out:
 	if (ret == -EUCLEAN && bad_le)
 		*bad_le = bad;
 	return ret;
+}
+
+int extmap_plan_evacuate(struct extmap *m, unsigned gone, const uint32_t *reserve,
+			 struct extmap_dest **out, uint32_t *needed, uint32_t *room)
+{
+	struct extmap_dest *v;
+	uint32_t n = 0, left[EXTMAP_MAX_DEVS] = { 0 };
+	uint64_t free_total = 0;
+	unsigned dev = 0;
+
+	if (!m || !out || !needed || !room || gone >= m->nr_devs)
+		return -EINVAL;
+	*out = NULL;
+	*needed = extmap_count_on_dev(m, gone);
+	for (unsigned i = 0; i < m->nr_devs; i++) {
+		uint32_t keep = reserve ? reserve[i] : 0;
+
+		if (i == gone)
+			continue;
+		left[i] = m->nr_free[i] > keep ? m->nr_free[i] - keep : 0;
+		free_total += left[i];
+	}
+	*room = free_total > UINT32_MAX ? UINT32_MAX : (uint32_t)free_total;
+	if (free_total < *needed)
+		return -ENOSPC;
+	v = malloc(((size_t)*needed + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t le = 0; le < m->nr_logical && n < *needed; le++) {
+		uint32_t pe;
+
+		if (m->map[le].dev != gone)
+			continue;
+		while (dev == gone || !left[dev])
+			dev++;
+		/* Cannot fail: left[dev] counts free pe of dev. */
+		extmap_alloc(m, dev, &pe);
+		left[dev]--;
+		v[n++] = (struct extmap_dest){ .le = le, .dev = (uint16_t)dev, .pe = pe };
+	}
+	*out = v;
+	return 0;
 }

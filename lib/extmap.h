@@ -50,6 +50,11 @@ int extmap_add_dev(struct extmap *m, uint32_t nr_pe, unsigned *dev_out);
  * when none of its pe is used, mapped or reserved (-EBUSY otherwise).
  */
 int extmap_remove_dev(struct extmap *m, unsigned dev);
+/*
+ * Any device none of whose pe is used (-EBUSY otherwise): the devices after
+ * it take the next lower index, in the map and in every logical extent.
+ */
+int extmap_drop_dev(struct extmap *m, unsigned dev);
 /* Growing adds unmapped extents; shrinking needs the dropped tail unmapped (-EBUSY). */
 int extmap_resize_logical(struct extmap *m, uint32_t nr_logical);
 
@@ -78,6 +83,24 @@ int extmap_release(struct extmap *m, unsigned dev, uint32_t pe);
  * dev is full.  Returns the number mapped (the initial layout of a pool).
  */
 int extmap_fill_linear(struct extmap *m, unsigned dev);
+
+/* A logical extent and the free pe reserved for it (extmap_plan_evacuate). */
+struct extmap_dest {
+	uint32_t le;
+	uint16_t dev;
+	uint32_t pe;
+};
+
+/*
+ * Give every le mapped to device gone a free pe elsewhere, reserved with
+ * extmap_alloc(): on the lowest-numbered device with room first, leaving
+ * reserve[dev] free on each (reserve may be NULL). *needed is the number of
+ * le on gone, *room the pe the others can give. When room < needed,
+ * -ENOSPC and nothing is reserved; else *out (le order, free it) holds the
+ * destinations: extmap_release() each, then extmap_remap() to it or not.
+ */
+int extmap_plan_evacuate(struct extmap *m, unsigned gone, const uint32_t *reserve,
+			 struct extmap_dest **out, uint32_t *needed, uint32_t *room);
 
 /* Unmapped (dev EXTMAP_NO_DEV) for an le out of range too. */
 struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);

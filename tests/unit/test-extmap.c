@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "check.h"
@@ -576,6 +577,110 @@ static void test_large(void)
 	CHECK(elapsed < 1.0);
 }
 
+/* A middle device goes: the later ones take its index, their extents with them. */
+static void test_drop_dev(void)
+{
+	struct extmap m;
+
+	CHECK_OK(extmap_init(&m, 6));
+	CHECK_UINT(add_dev(&m, 4), 0);
+	CHECK_UINT(add_dev(&m, 3), 1);
+	CHECK_UINT(add_dev(&m, 5), 2);
+	CHECK_OK(extmap_map(&m, 0, 0, 1));
+	CHECK_OK(extmap_map(&m, 1, 2, 4));
+	CHECK_OK(extmap_map(&m, 2, 1, 0));
+	CHECK_OK(extmap_map(&m, 3, 2, 0));
+	CHECK_INT(extmap_drop_dev(&m, 1), -EBUSY); /* le 2 is on it */
+	CHECK_INT(extmap_drop_dev(&m, 3), -EINVAL);
+	CHECK_OK(extmap_remap(&m, 2, 0, 3));
+	CHECK_OK(extmap_drop_dev(&m, 1));
+	CHECK_CONSISTENT(&m);
+	CHECK_UINT(m.nr_devs, 2);
+	CHECK_UINT(m.nr_pe[1], 5);
+	CHECK_UINT(m.nr_free[1], 3);
+	CHECK(m.used[2] == NULL);
+	check_loc(&m, 0, 0, 1);
+	check_loc(&m, 1, 1, 4);
+	check_loc(&m, 2, 0, 3);
+	check_loc(&m, 3, 1, 0);
+	check_loc(&m, 4, EXTMAP_NO_DEV, 0);
+	/* The last one too, and the map still takes new devices after. */
+	CHECK_OK(extmap_unmap(&m, 1));
+	CHECK_OK(extmap_unmap(&m, 3));
+	CHECK_OK(extmap_drop_dev(&m, 1));
+	CHECK_CONSISTENT(&m);
+	CHECK_UINT(add_dev(&m, 2), 1);
+	CHECK_OK(extmap_map(&m, 1, 1, 1));
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
+/* Destinations for a device's extents: lowest device first, reserves kept, or nothing. */
+static void test_plan_evacuate(void)
+{
+	uint32_t reserve[3] = { 1, 0, 1 }, needed = 99, room = 99;
+	struct extmap_dest *d = NULL;
+	struct extmap m;
+
+	CHECK_OK(extmap_init(&m, 8));
+	CHECK_UINT(add_dev(&m, 4), 0);
+	CHECK_UINT(add_dev(&m, 4), 1);
+	CHECK_UINT(add_dev(&m, 3), 2);
+	/* dev 0: le 0, 1 (2 free, 1 kept); dev 1: le 2, 3, 5, 7; dev 2: le 4 (2 free, 1 kept). */
+	CHECK_OK(extmap_map(&m, 0, 0, 0));
+	CHECK_OK(extmap_map(&m, 1, 0, 2));
+	CHECK_OK(extmap_map(&m, 2, 1, 0));
+	CHECK_OK(extmap_map(&m, 3, 1, 1));
+	CHECK_OK(extmap_map(&m, 4, 2, 1));
+	CHECK_OK(extmap_map(&m, 5, 1, 2));
+	CHECK_OK(extmap_map(&m, 7, 1, 3));
+
+	CHECK_INT(extmap_plan_evacuate(&m, 1, reserve, &d, &needed, &room), -ENOSPC);
+	CHECK_UINT(needed, 4);
+	CHECK_UINT(room, 2);
+	CHECK(d == NULL);
+	CHECK_UINT(m.nr_free[0], 2); /* nothing reserved */
+	CHECK_UINT(m.nr_free[2], 2);
+
+	/* Without reserves there is room: dev 0's two free pe first, then dev 2's. */
+	CHECK_OK(extmap_plan_evacuate(&m, 1, NULL, &d, &needed, &room));
+	CHECK_UINT(needed, 4);
+	CHECK_UINT(room, 4);
+	CHECK_UINT(d[0].le, 2);
+	CHECK_UINT(d[0].dev, 0);
+	CHECK_UINT(d[0].pe, 1);
+	CHECK_UINT(d[1].le, 3);
+	CHECK_UINT(d[1].dev, 0);
+	CHECK_UINT(d[1].pe, 3);
+	CHECK_UINT(d[2].le, 5);
+	CHECK_UINT(d[2].dev, 2);
+	CHECK_UINT(d[2].pe, 0);
+	CHECK_UINT(d[3].le, 7);
+	CHECK_UINT(d[3].dev, 2);
+	CHECK_UINT(d[3].pe, 2);
+	CHECK_UINT(m.nr_free[0], 0);
+	CHECK_UINT(m.nr_free[2], 0);
+	CHECK_CONSISTENT(&m);
+	for (unsigned i = 0; i < 4; i++) {
+		CHECK_OK(extmap_release(&m, d[i].dev, d[i].pe));
+		CHECK_OK(extmap_remap(&m, d[i].le, d[i].dev, d[i].pe));
+	}
+	free(d);
+	CHECK_UINT(extmap_count_on_dev(&m, 1), 0);
+	CHECK_OK(extmap_drop_dev(&m, 1));
+	CHECK_CONSISTENT(&m);
+	check_loc(&m, 2, 0, 1);
+	check_loc(&m, 4, 1, 1);
+	check_loc(&m, 7, 1, 2);
+
+	/* Nothing on the device: an empty plan. */
+	CHECK_UINT(add_dev(&m, 2), 2);
+	CHECK_OK(extmap_plan_evacuate(&m, 2, NULL, &d, &needed, &room));
+	CHECK_UINT(needed, 0);
+	free(d);
+	extmap_destroy(&m);
+}
+
 int main(void)
 {
 	test_lifecycle();
@@ -588,6 +693,8 @@ int main(void)
 	test_fill_linear();
 	test_check_catches_corruption();
 	test_against_model();
+	test_drop_dev();
+	test_plan_evacuate();
 	test_large();
 	return 0;
 }
