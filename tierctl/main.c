@@ -104,7 +104,7 @@ static const struct cli_command main_commands[] = {
 static void main_list_commands(const struct cli_command *commands, FILE *out)
 {
 	for (const struct cli_command *cmd = commands; cmd->name; cmd++)
-		fprintf(out, "  %-17s %s\n", cmd->name, cmd->summary);
+		fprintf(out, "  %-18s %s\n", cmd->name, cmd->summary);
 }
 
 static void main_help(FILE *out)

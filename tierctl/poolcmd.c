@@ -2,15 +2,19 @@
 #include "member.h"
 #include "poolcmd.h"
 #include "poolview.h"
+#include "progress.h"
 #include "redundancy.h"
 #include "size.h"
 #include "array.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 /* The range docs/protocol.md allows; checked here too so a typo fails before any I/O. */
@@ -162,6 +166,50 @@ static int poolcmd_import(struct cli *cli, const struct cli_command *cmd, int ar
 	return r;
 }
 
+static int poolcmd_drop_missing(struct cli *cli, const struct cli_command *cmd, int argc,
+				char **argv)
+{
+	bool yes = false;
+	const struct cli_option options[] = { CLI_FLAG("yes", &yes) };
+	struct json_object *params = NULL, *result = NULL;
+	struct progress *progress = NULL;
+	char *after = NULL;
+	const char *unit;
+	uint64_t done = 0;
+	char **args;
+	int n_args, r;
+
+	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 1, 1, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	if (!yes)
+		return cli_usage(cmd->name,
+				 "what the missing device held becomes unrecoverable, even if the"
+				 " device comes back; give --yes to drop it");
+	if (progress_new(stderr, isatty(STDERR_FILENO), &progress) < 0)
+		return cli_output_done(-ENOMEM);
+	params = cli_params(args[0]);
+	r = cli_call(cli, cmd->method, params, progress, &result);
+	if (r)
+		goto out;
+	if (cli->json) {
+		r = cli_print_json(result);
+		goto out;
+	}
+	/* tierd reports the zeroing only as progress: its last update is how many. */
+	progress_last(progress, &done, &unit);
+	if (asprintf(&after, "; %" PRIu64 " lost extents now read as zeros", done) < 0)
+		after = NULL;
+	r = after ? cli_output_done(poolview_print_change(stdout, cmd->done, result, after)) :
+		    cli_output_done(-ENOMEM);
+out:
+	free(after);
+	progress_free(progress);
+	json_object_put(result);
+	json_object_put(params);
+	return r;
+}
+
 static const struct cli_command poolcmd_commands[] = {
 	{
 		.name = "pool create",
@@ -247,8 +295,8 @@ static const struct cli_command poolcmd_commands[] = {
 			"write of them fails with EIO and never returns other data, and the\n"
 			"rest of the volume works as usual.  'tierctl pool show' lists the lost\n"
 			"ranges.  A degraded pool takes no moves, attach or detach; with the\n"
-			"device back, deactivate and activate it again.  docs/pools.md says how\n"
-			"to recover.\n",
+			"device back, deactivate and activate it again; with it gone for good,\n"
+			"'tierctl pool drop-missing' gives its extents zeroed HDD extents.\n",
 		.options = "      --degraded          activate even with a device missing\n",
 		.examples =
 			"  tierctl pool activate tank\n"
@@ -301,6 +349,33 @@ static const struct cli_command poolcmd_commands[] = {
 		.run = poolcmd_import,
 		.method = "pool.import",
 		.done = "Imported pool",
+	},
+	{
+		.name = "pool drop-missing",
+		.synopsis = "NAME --yes",
+		.summary = "drop a dead device from a degraded pool for good",
+		.description =
+			"Leave a pool's missing device out for good, when it is not coming\n"
+			"back: every extent that lived on it gets a free extent of the HDD\n"
+			"tier, which tierd zeroes first, then one commit writes the pool\n"
+			"without the device to the remaining ones and the volume's table loses\n"
+			"its error targets.  The pool is then whole and no longer degraded; the\n"
+			"lost ranges read as zeros and take writes.  A filesystem on the volume\n"
+			"still lost what was there: run its check (e2fsck -f, xfs_repair).\n"
+			"\n"
+			"An inactive pool whose device is missing is activated degraded first.\n"
+			"Refused, with nothing changed, when the HDD is the missing device, or\n"
+			"when the HDD lacks free extents for all the lost ones (a volume grown\n"
+			"by the SSD): the error says how many are needed and free.  What the\n"
+			"device held cannot be had back afterwards, even if it returns: --yes\n"
+			"is required.\n",
+		.options = "      --yes               drop it: the lost extents become zeros for good\n",
+		.examples =
+			"  tierctl pool activate tank --degraded\n"
+			"  tierctl pool drop-missing tank --yes\n",
+		.run = poolcmd_drop_missing,
+		.method = "pool.drop",
+		.done = "Dropped the missing device from pool",
 	},
 	{ 0 },
 };

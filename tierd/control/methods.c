@@ -341,6 +341,39 @@ static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
 		control_reply_error(conn, -r, "%s", err);
 }
 
+static void drop_done(struct pool *p, int r, const char *err, uint64_t zeroed, uint64_t failed,
+		      void *ctx)
+{
+	(void)failed;
+	if (r < 0) {
+		log_err("pool %s: %s", pool_name(p), pool_error_sentence(p, err));
+		control_reply_error(ctx, -r, "%s", err);
+		return;
+	}
+	log_info("pool %s: its missing device is dropped; %llu lost extents now read as zeros",
+		 pool_name(p), (unsigned long long)zeroed);
+	control_reply(ctx, rpc_reply_ok(poolview_pool_json(p)));
+}
+
+static void pool_drop_missing_method(struct control_conn *conn, struct methods_ctx *m,
+				     json_object *params)
+{
+	const char *name = NULL;
+	const struct rpc_param spec[] = { { "name", RPC_STRING, true, &name } };
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	p = find_idle_pool(conn, m, name);
+	if (!p)
+		return;
+	r = job_drop_missing(p, m->loop, job_progress, drop_done, conn, err, sizeof(err));
+	if (r < 0)
+		control_reply_error(conn, -r, "%s", err);
+}
+
 static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 			       json_object *params)
 {
@@ -766,6 +799,7 @@ static const struct method methods[] = {
 	{ "pool.deactivate", 1, pool_deactivate_method },
 	{ "pool.destroy", 1, pool_destroy_method },
 	{ "pool.import", 1, pool_import_method },
+	{ "pool.drop", 1, pool_drop_missing_method },
 	{ "tier.attach", 1, tier_attach_method },
 	{ "tier.detach", 1, tier_detach_method },
 	{ "extent.move", 1, extent_move_method },

@@ -29,6 +29,9 @@
 /* Throttled: after this many busy windows in a row, one extent moves anyway. */
 #define JOB_THROTTLED_MAX_WAITS 5
 
+/* A drop zeroes for at most this long before the loop serves others. */
+#define JOB_DROP_SLICE_NS (100 * 1000 * 1000ull)
+
 struct pool_job {
 	struct pool *p;
 	struct ev_loop *loop;
@@ -38,6 +41,7 @@ struct pool_job {
 	size_t nr, first_waiting, started;
 	struct job_limits limits;
 	int detach; /* release detach_dev at the end */
+	struct pool_drop *drop; /* zero its destinations, then commit it (job_drop_missing) */
 	unsigned detach_dev;
 	int paused;
 	const char *waiting; /* why no batch runs now: "", "paused", "rate", "busy", "idle" */

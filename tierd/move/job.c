@@ -34,6 +34,11 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		else
 			r = pool_release_device(p, job->detach_dev, msg, sizeof(msg));
 	}
+	if (job->drop) {
+		if (r == 0)
+			r = pool_drop_commit(p, job->drop, msg, sizeof(msg));
+		pool_drop_free(p, job->drop);
+	}
 	ev_timer_stop(job->loop, &job->kick);
 	ev_io_stop(job->loop, &job->copy_watch);
 	ucopy_close(job->ucopy);
@@ -220,6 +225,39 @@ static void job_reserves(const struct pool_job *job, uint32_t reserve[EXTMAP_MAX
 	}
 }
 
+/*
+ * Zero the next destinations of a drop for up to JOB_DROP_SLICE_NS, then
+ * let the loop serve others; commit (job_finish) after the last.
+ */
+static void job_drop_next(struct pool_job *job)
+{
+	uint64_t start = clock_now_ns();
+	char err[POOL_ERR_MAX];
+	int r;
+
+	if (job->paused) {
+		job->waiting = "paused";
+		return;
+	}
+	job->waiting = "";
+	while (job->started < job->nr) {
+		r = pool_drop_zero(job->p, job->drop, (uint32_t)job->started, err, sizeof(err));
+		if (r < 0) {
+			job_finish(job, r, err);
+			return;
+		}
+		job->started++;
+		job->moved++;
+		if (clock_now_ns() - start >= JOB_DROP_SLICE_NS)
+			break;
+	}
+	job->progress(job->p, job->what, job->started, job->nr, job->ctx);
+	if (job->started < job->nr)
+		job_wait(job, "", 0.);
+	else
+		job_finish(job, 0, NULL);
+}
+
 static void job_next(struct pool_job *job)
 {
 	struct pool *p = job->p;
@@ -228,6 +266,11 @@ static void job_next(struct pool_job *job)
 	struct batch_item picked[JOB_BATCH];
 	size_t n, max, left;
 	int r;
+
+	if (job->drop) {
+		job_drop_next(job);
+		return;
+	}
 
 	if (job->limits.deadline && time(NULL) >= job->limits.deadline) {
 		job_finish(job, -ETIME, "the tiering window closed");
@@ -491,5 +534,46 @@ int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrin
 	job->detach = 1;
 	job->detach_dev = (unsigned)dev;
 	snprintf(job->what, sizeof(job->what), "evacuating %s", p->sp.paths[dev]);
+	return 0;
+}
+
+int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progress,
+		     job_done_fn done, void *ctx, char *err, size_t err_len)
+{
+	struct pool_job *job;
+	struct pool_drop *d;
+	int r;
+
+	if (p->job)
+		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name,
+				   p->job_what);
+	/* Inactive because a device is missing: activate it degraded first. */
+	if (!p->active) {
+		r = pool_activate(p->ps, p, true, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	r = pool_drop_plan(p, &d, err, err_len);
+	if (r < 0)
+		return r;
+	job = calloc(1, sizeof(*job));
+	if (!job) {
+		pool_drop_free(p, d);
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	}
+	job->p = p;
+	job->loop = loop;
+	job->drop = d;
+	job->nr = d->nr;
+	job->waiting = "";
+	job->progress = progress;
+	job->done = done;
+	job->ctx = ctx;
+	snprintf(job->what, sizeof(job->what),
+		 "zeroing %u extents to replace those lost with the missing device", d->nr);
+	ev_timer_init(&job->kick, job_kick, 0., 0.);
+	job->kick.data = job;
+	ev_timer_start(loop, &job->kick);
+	pool_set_job(p, job, job->what);
 	return 0;
 }

@@ -68,6 +68,16 @@ int job_move_list(struct pool *p, struct ev_loop *loop, const struct job_move_re
 int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
 	       job_progress_fn progress, job_done_fn done, void *ctx, char *err, size_t err_len);
 
+/*
+ * Drop the missing devices of a degraded pool (an inactive one is activated
+ * degraded first): zero a free extent of the remaining devices for each
+ * extent they held, then commit the pool without them and reload its table,
+ * the lost extents now reading as zeros. Refused, nothing changed, when the
+ * HDD is the missing one or the others lack the room.
+ */
+int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progress,
+		     job_done_fn done, void *ctx, char *err, size_t err_len);
+
 /* A paused job finishes its batch, then waits; nothing when the pool is idle. */
 void job_pause(struct pool *p, bool paused);
 

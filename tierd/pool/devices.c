@@ -165,9 +165,10 @@ int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len)
 		}
 		metadata_uuid_format(p->sp.meta.devs[i].uuid, uuid);
 		if (degraded) {
-			log_warn("pool %s: its %s device %s (last seen at %s) is missing: what it"
-				 " held reads and writes as I/O errors", p->sp.meta.name,
-				 tier_word(&p->sp.meta.devs[i]), uuid, p->sp.paths[i]);
+			if (!p->probe_missing)
+				log_warn("pool %s: its %s device %s (last seen at %s) is missing: what it"
+					 " held reads and writes as I/O errors", p->sp.meta.name,
+					 tier_word(&p->sp.meta.devs[i]), uuid, p->sp.paths[i]);
 			missing++;
 			continue;
 		}
@@ -267,7 +268,42 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 		next->fd[i] = -1;
 	}
 	pool_free(next);
+	/* Degraded only if a device the newest metadata names is missing. */
+	p->degraded = false;
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		p->degraded |= p->fd[i] < 0;
 	return 0;
+}
+
+bool pool_newest_leaves_out_missing(const struct pool *p)
+{
+	uint64_t best = p->sp.meta.generation, gen;
+	unsigned best_dev = 0, best_slot = 0;
+	struct metadata_pool meta;
+	struct extmap map;
+	bool out = true;
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		for (unsigned s = 0; s < 2; s++)
+			if (p->fd[i] >= 0 && p->slot_gen[i][s] > best) {
+				best = p->slot_gen[i][s];
+				best_dev = i;
+				best_slot = s;
+			}
+	if (best == p->sp.meta.generation)
+		return false;
+	if (pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map) < 0 ||
+	    gen != best)
+		return false;
+	extmap_destroy(&map);
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		if (p->fd[i] >= 0)
+			continue;
+		for (unsigned j = 0; j < meta.nr_devs; j++)
+			if (!memcmp(meta.devs[j].uuid, p->sp.meta.devs[i].uuid, 16))
+				out = false;
+	}
+	return out;
 }
 
 /* A slot of some device that holds generation gen: 0 and *dev, *slot set, or -ENOENT. */

@@ -115,6 +115,23 @@ int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, si
 				   "pool %s is not activated until tierd restarts: its metadata could"
 				   " not be written (%s)", p->sp.meta.name, p->broken);
 	r = pool_open_devices(p, degraded, err, err_len);
+	if (r == -ENODEV && !degraded) {
+		char again[POOL_ERR_MAX];
+
+		/*
+		 * A drop of the missing device may have reached the devices and
+		 * not the state: their newest generation is then whole.
+		 */
+		p->probe_missing = true;
+		if (pool_open_devices(p, true, again, sizeof(again)) == 0) {
+			if (pool_newest_leaves_out_missing(p))
+				r = 0;
+			else
+				pool_close_devices(p);
+		}
+		p->probe_missing = false;
+		p->allow_missing = false;
+	}
 	if (r < 0)
 		goto fail;
 	r = pool_adopt_newer_metadata(p, err, err_len);

@@ -59,6 +59,7 @@ struct pool {
 	 */
 	bool degraded;
 	bool allow_missing; /* the activation under way may leave devices out */
+	bool probe_missing; /* opening degraded only to look at the newest metadata: no warnings */
 	char inactive_why[POOL_ERR_MAX]; /* why the last activation failed, "" if it did not */
 	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
 	struct heat_table heat;
@@ -140,6 +141,11 @@ int pool_open_direct(const char *path, int *fd);
 /* With degraded, missing devices are left out (fd -1), as long as one is there. */
 int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len);
 int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len);
+/*
+ * Whether the devices open hold a generation newer than p's that names none
+ * of the missing ones: a drop (drop.c) that reached the devices, not the state.
+ */
+bool pool_newest_leaves_out_missing(const struct pool *p);
 void pool_new_dev_close(struct pool_new_dev *nd);
 int pool_check_new_device(struct pools *ps, const char *path, bool force,
 			  const struct pool *attach_to, struct pool_new_dev *nd, char *err,
@@ -157,6 +163,25 @@ int pool_reopen_device(struct pool *p, unsigned dev, struct pool_new_dev *nd, ch
 /* attach.c */
 int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len);
 int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len);
+
+/* drop.c: a dead device out of a degraded pool (pool_drop_plan, zero each, commit). */
+struct pool_drop {
+	struct extmap_dest *dest; /* per lost extent, its new home: reserved, not yet zeroed */
+	uint32_t nr;
+};
+
+/* Check, and reserve free extents on the remaining devices for the lost ones. */
+int pool_drop_plan(struct pool *p, struct pool_drop **out, char *err, size_t err_len);
+/* Zero dest[i] on its device. */
+int pool_drop_zero(struct pool *p, const struct pool_drop *d, uint32_t i, char *err,
+		   size_t err_len);
+/*
+ * Map the lost extents to their zeroed homes, forget the missing devices,
+ * commit and reload the table. Whether it fails or not, d's destinations
+ * are the map's: pool_drop_free(d) gives back only what no commit took.
+ */
+int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_len);
+void pool_drop_free(struct pool *p, struct pool_drop *d);
 
 /* heat.c */
 void pool_heat_start(struct pool *p);
