@@ -10,7 +10,7 @@
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 vm_modprobe loop dm-mod dm-mirror
-hdd=$(vm_loop_create 128M)
+hdd=$(vm_loop_create 64M)
 ssd=/dev/mapper/dm-ssd
 M=$((1 << 20))
 tierd_start
@@ -20,7 +20,7 @@ tierd_start
 # does not grow the volume), then the SSD gone and tierd restarted.
 degraded_pool() {
 	local raw
-	raw=$(vm_loop_create 64M)
+	raw=$(vm_loop_create 32M)
 	dmsetup create dm-ssd --table "0 $(blockdev --getsz "$raw") linear $raw 0"
 	tierctl_ok pool create "$1" --hdd "$hdd" --extent-size 1M --force >/dev/null
 	tierctl_ok tier attach "$1" --ssd "$ssd" ${2:-} >/dev/null
