@@ -59,8 +59,10 @@ int pool_drop_plan(struct pool *p, struct pool_drop **out, char *err, size_t err
 	if (!p->degraded || nr_gone == 0)
 		return errbuf_fail(-EINVAL, err, err_len,
 				   "pool %s has all its devices: no device to drop", p->sp.meta.name);
-	if (gone[0] == 0 || p->sp.meta.devs[gone[0]].tier == METADATA_TIER_HDD) {
-		metadata_uuid_format(p->sp.meta.devs[gone[0]].uuid, uuid);
+	for (unsigned g = 0; g < nr_gone; g++) {
+		if (gone[g] != 0 && p->sp.meta.devs[gone[g]].tier != METADATA_TIER_HDD)
+			continue;
+		metadata_uuid_format(p->sp.meta.devs[gone[g]].uuid, uuid);
 		return errbuf_fail(-EINVAL, err, err_len,
 				   "pool %s: its missing device %s is the HDD tier, which holds the"
 				   " pool; it cannot be dropped (bring it back, or restore the pool"

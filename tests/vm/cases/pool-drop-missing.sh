@@ -6,7 +6,8 @@
 # lost extents read as zeros and take writes, the rest reads back what was
 # written, across a restart and an import from the HDD alone. Killed after
 # the devices' commit, the next start takes the devices' generation. A pool
-# the SSD grew is refused for lack of room, nothing changed.
+# the SSD grew is refused for lack of room, and one whose HDD is missing,
+# nothing changed.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 vm_modprobe loop dm-mod dm-mirror
@@ -157,4 +158,20 @@ tierctl_fails 1 "the $on_ssd extents lost with device .* need as many free exten
 assert_eq "degraded after the refusal" true "$(pool_field big .degraded)"
 assert_eq "generation after the refusal" "$gen" "$(pool_field big .metadata_generation)"
 assert_eq "devices after the refusal" 2 "$(devices big)"
+
+step "the HDD missing: refused"
+tierctl_ok pool destroy big
+raw=$(vm_loop_create 64M)
+dmsetup create dm-hdd --table "0 $(blockdev --getsz "$raw") linear $raw 0"
+tierctl_ok pool create nohdd --hdd /dev/mapper/dm-hdd --ssd "$hdd" --extent-size 1M --force >/dev/null
+tierd_stop
+dmsetup remove nohdd
+dmsetup remove dm-hdd
+losetup -d "$raw"
+tierd_start
+tierctl_ok pool activate nohdd --degraded >/dev/null
+gen=$(pool_field nohdd .metadata_generation)
+tierctl_fails 1 "its missing device .* is the HDD tier" pool drop-missing nohdd --yes
+assert_eq "degraded after the refusal" true "$(pool_field nohdd .degraded)"
+assert_eq "generation after the refusal" "$gen" "$(pool_field nohdd .metadata_generation)"
 tierd_stop
