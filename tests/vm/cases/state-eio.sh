@@ -72,8 +72,9 @@ rewrite() {
 	dd if=/tmp/new of=/tmp/data bs=1M seek="$1" conv=notrunc status=none
 	want=$(vm_sha256 /tmp/data)
 }
-# refused WHAT: after WHAT failed on the state, a move fails on the state
-# too, and then the pool refuses moves, pool show saying why.
+# refused TIER WHAT: after WHAT failed on the state, a move to TIER fails on
+# the state too (or is refused already, when WHAT was a move), and then the
+# pool refuses moves, pool show saying why.
 refused() {
 	tierctl_fails 1 "cannot save the state: [a-z]" extent move tank 20 4 --tier "$1"
 	grep "could not move" /tmp/tierd.log | grep -q "a device failed" &&
