@@ -164,3 +164,40 @@ tierctl_fails() {
 pool_field() {
 	"$TIERCTL" pool show "$1" --json | jq -r "$2"
 }
+
+# pool_check_table WHAT POOL HDD SSD: the volume is active, with its live
+# table only (a table left loaded by a dead tierd would be swapped in by
+# anyone's resume), all linear, covering the volume once; each device's
+# physical sectors are mapped once and inside the device; each tier's
+# used_extents is what the table maps on it. WHAT names the moment.
+pool_check_table() {
+	local what=$1 pool=$2 hdd=$3 ssd=$4 table info e d t mm
+	table=$(dmsetup table "$pool")
+	info=$(dmsetup info "$pool")
+	grep -q mirror <<<"$table" && fail "$what: mirror targets left: $table"
+	grep -q '^State: *ACTIVE' <<<"$info" || fail "$what: not active: $info"
+	grep -q '^Tables present: *LIVE$' <<<"$info" ||
+		fail "$what: $(grep '^Tables present' <<<"$info")"
+	awk -v end="$(blockdev --getsz "/dev/mapper/$pool")" '
+		$3 != "linear" { print "not linear: " $0; bad = 1 }
+		$1 != pos { print "gap or overlap at sector " pos ": " $0; bad = 1 }
+		{ pos = $1 + $2 }
+		END { if (pos != end) { print "the table ends at " pos ", not " end; bad = 1 }; exit bad }
+	' <<<"$table" || fail "$what: the table does not cover the volume once"
+	awk '{ print $4, $5, $5 + $2 }' <<<"$table" | sort -k1,1 -k2,2n | awk '
+		$1 == dev && $2 < last { print "sectors mapped twice on " dev " at " $2; bad = 1 }
+		{ dev = $1; last = $3 }
+		END { exit bad }
+	' || fail "$what: a physical extent is mapped twice: $table"
+	e=$(($("$TIERCTL" pool show "$pool" --json | jq .extent_size) / 512))
+	for t in hdd ssd; do
+		d=$hdd
+		[ $t = ssd ] && d=$ssd
+		mm=$(majmin "$d")
+		awk -v d="$mm" -v n="$(blockdev --getsz "$d")" '$4 == d && $5 + $2 > n { bad = 1 } END { exit bad }' \
+			<<<"$table" || fail "$what: the table maps past the end of $d"
+		assert_eq "$what: $t extents used (tierd) vs mapped (table)" \
+			"$(pool_field "$pool" ".tiers[] | select(.class == \"$t\") | .used_extents")" \
+			"$(awk -v d="$mm" -v e="$e" '$4 == d { n += $2 } END { print n / e }' <<<"$table")"
+	done
+}
