@@ -24,6 +24,7 @@
 #include "heat.h"
 #include "log.h"
 #include "methods.h"
+#include "notify.h"
 #include "pool.h"
 #include "state.h"
 #include "tiering.h"
@@ -34,7 +35,7 @@ struct daemon {
 	struct state *state;
 	int lock_fd;
 	struct methods_ctx methods; /* holds the pools and the tiering */
-	ev_timer sample, flush, flush_step;
+	ev_timer sample, flush, flush_step, watchdog;
 	struct control *control;
 	struct collector collector;
 	struct exporter *exporter;
@@ -113,10 +114,57 @@ static void flush_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	ev_timer_again(loop, &d->flush_step);
 }
 
+struct pool_count {
+	unsigned active, inactive;
+};
+
+static int count_one(struct pool *p, void *ctx)
+{
+	struct pool_count *c = ctx;
+
+	if (pool_is_active(p))
+		c->active++;
+	else
+		c->inactive++;
+	return 0;
+}
+
+/* What `systemctl status tierd` shows under "Status:". */
+static void daemon_status_text(struct daemon *d, char *buf, size_t len)
+{
+	struct pool_count c = { 0 };
+
+	pools_for_each(d->methods.pools, count_one, &c);
+	if (!c.inactive)
+		snprintf(buf, len, "%u pool%s active", c.active, c.active == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%u pool%s active, %u inactive (tierctl pool list says why)",
+			 c.active, c.active == 1 ? "" : "s", c.inactive);
+}
+
+static void watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	notify_watchdog();
+}
+
+/* Pings at half the interval systemd asked for, from the loop: a loop that hangs stops them. */
+static void daemon_start_watchdog(struct daemon *d)
+{
+	uint64_t usec = notify_watchdog_usec();
+
+	ev_timer_init(&d->watchdog, watchdog_cb, 0., usec / 2e6);
+	if (usec)
+		ev_timer_again(d->loop, &d->watchdog);
+}
+
 static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	(void)revents;
 	log_info("signal %d: stopping (volumes stay active)", w->signum);
+	notify_stopping();
 	ev_break(loop, EVBREAK_ALL);
 }
 
@@ -291,6 +339,7 @@ int daemon_run(const struct daemon_options *o)
 		log_warn("cannot lock tierd's memory (%s); a remap could stall on paging",
 			 strerror(errno));
 	dmctl_init();
+	notify_status("opening the state and activating pools");
 	r = daemon_open_state(&d);
 	if (r == 0)
 		r = daemon_open_pools(&d);
@@ -303,7 +352,14 @@ int daemon_run(const struct daemon_options *o)
 	if (r < 0)
 		goto out;
 	daemon_start_signals(&d);
+	daemon_start_watchdog(&d);
 	log_info("tierd %s ready on %s (state in %s)", TIERD_VERSION, o->socket, o->state_dir);
+	{
+		char status[200];
+
+		daemon_status_text(&d, status, sizeof(status));
+		notify_ready(status);
+	}
 	ev_run(d.loop, 0);
 	/* What the last interval learnt is stored before leaving. */
 	{
@@ -313,6 +369,7 @@ int daemon_run(const struct daemon_options *o)
 	}
 out:
 	/* In the reverse order of the start; each step copes with what never started. */
+	ev_timer_stop(d.loop, &d.watchdog);
 	daemon_stop_signals(&d);
 	exporter_close(d.exporter);
 	control_close(d.control);
