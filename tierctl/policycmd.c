@@ -127,8 +127,8 @@ static const struct cli_command policycmd_commands[] = {
 		.description =
 			"List the tiering policies tierd offers.  Each is a file in\n"
 			TIERD_POLICY_DIR "; one of the same name in\n"
-			"/etc/tierd/policies takes its place.  A policy decides what a tiering\n"
-			"run moves:\n"
+			TIERD_SYSCONF_POLICY_DIR " takes its place.  A policy decides what a\n"
+			"tiering run moves:\n"
 			"\n"
 			"  PROMOTE        which extents go up to the SSD: 'heat' (the hottest that\n"
 			"                 fit), 'all' (as many as fit) or 'none'\n"

@@ -28,18 +28,25 @@
 #include "pool.h"
 #include "state.h"
 #include "tiering.h"
+#include "ueventmon.h"
 
 struct daemon {
-	const struct daemon_options *o;
+	struct settings s;
+	const struct daemon_config *cfg;
 	struct ev_loop *loop;
 	struct state *state;
 	int lock_fd;
 	struct methods_ctx methods; /* holds the pools and the tiering */
 	ev_timer sample, flush, flush_step, watchdog;
+	/* Pools waiting for a device: retried when the kernel announces block devices. */
+	struct ueventmon uevents;
+	ev_io uevent_io;
+	ev_timer uevent_settle, device_timeout;
+	unsigned waiting;
 	struct control *control;
 	struct collector collector;
 	struct exporter *exporter;
-	ev_signal sigterm, sigint;
+	ev_signal sigterm, sigint, sighup;
 };
 
 static uint64_t realtime_ns(void)
@@ -106,7 +113,7 @@ static void flush_step_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void flush_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct daemon *d = w->data;
-	int64_t keep_from = (int64_t)(time(NULL) / 60) - (int64_t)d->o->history_days * 24 * 60;
+	int64_t keep_from = (int64_t)(time(NULL) / 60) - (int64_t)d->s.history_days * 24 * 60;
 
 	(void)revents;
 	if (state_tier_io_compact(d->state, keep_from) < 0)
@@ -209,12 +216,12 @@ static int daemon_open_state(struct daemon *d)
 	char err[512];
 	int r;
 
-	r = state_open(&d->state, d->o->state_dir, err, sizeof(err));
+	r = state_open(&d->state, d->s.state_dir, err, sizeof(err));
 	if (r < 0) {
 		log_err("cannot open the state: %s", err);
 		return r;
 	}
-	r = lock_state_dir(d->o->state_dir, &d->lock_fd);
+	r = lock_state_dir(d->s.state_dir, &d->lock_fd);
 	if (r < 0)
 		log_err("%s", r == -EWOULDBLOCK ? "another tierd is running on this state directory" :
 			"cannot lock the state directory");
@@ -223,8 +230,8 @@ static int daemon_open_state(struct daemon *d)
 
 static int daemon_open_pools(struct daemon *d)
 {
-	static const char *const defaults[] = { "/etc/tierd/policies", TIERD_POLICY_DIR };
-	const char *const given[] = { d->o->policy_dir };
+	static const char *const defaults[] = { TIERD_SYSCONF_POLICY_DIR, TIERD_POLICY_DIR };
+	const char *const given[] = { d->s.policy_dir };
 	struct heat_params heat;
 	char err[512];
 	int r;
@@ -235,16 +242,18 @@ static int daemon_open_pools(struct daemon *d)
 		return r;
 	}
 	heat_params_default(&heat);
-	heat.half_life_s = d->o->half_life;
+	heat.half_life_s = d->s.half_life;
 	pools_set_heat_params(d->methods.pools, &heat);
-	pools_set_verify(d->methods.pools, d->o->verify_moves);
-	pools_activate_all(d->methods.pools, d->o->activate_degraded);
-	r = pools_check_state_dir(d->methods.pools, d->o->state_dir, err, sizeof(err));
+	pools_set_verify(d->methods.pools, d->s.verify_moves);
+	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
+	pools_activate_all(d->methods.pools, d->s.activate_degraded && !d->s.device_timeout);
+	d->waiting = pools_activate_waiting(d->methods.pools, false, "");
+	r = pools_check_state_dir(d->methods.pools, d->s.state_dir, err, sizeof(err));
 	if (r < 0) {
 		log_err("%s", err);
 		return r;
 	}
-	r = d->o->policy_dir ?
+	r = d->s.policy_dir ?
 		    tierings_open(&d->methods.tierings, d->loop, d->methods.pools, d->state, given,
 				  ARRAY_SIZE(given), err, sizeof(err)) :
 		    tierings_open(&d->methods.tierings, d->loop, d->methods.pools, d->state, defaults,
@@ -256,8 +265,8 @@ static int daemon_open_pools(struct daemon *d)
 
 static void daemon_start_timers(struct daemon *d)
 {
-	ev_timer_init(&d->sample, sample_cb, d->o->sample_interval, d->o->sample_interval);
-	ev_timer_init(&d->flush, flush_cb, d->o->flush_interval, d->o->flush_interval);
+	ev_timer_init(&d->sample, sample_cb, d->s.sample_interval, d->s.sample_interval);
+	ev_timer_init(&d->flush, flush_cb, d->s.flush_interval, d->s.flush_interval);
 	ev_timer_init(&d->flush_step, flush_step_cb, 0., 0.001);
 	d->sample.data = d->flush.data = d->flush_step.data = d;
 	ev_timer_start(d->loop, &d->sample);
@@ -273,12 +282,12 @@ static void daemon_stop_timers(struct daemon *d)
 
 static int daemon_open_control(struct daemon *d)
 {
-	int r = make_socket_dir(d->o->socket);
+	int r = make_socket_dir(d->s.socket);
 
 	if (r == 0)
-		r = control_open(&d->control, d->loop, d->o->socket, d->o->client_timeout, methods_handle, &d->methods);
+		r = control_open(&d->control, d->loop, d->s.socket, d->s.client_timeout, methods_handle, &d->methods);
 	if (r < 0)
-		log_err("cannot listen on %s: %s", d->o->socket,
+		log_err("cannot listen on %s: %s", d->s.socket,
 			r == -EADDRINUSE ? "another tierd is running" :
 			r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r));
 	return r;
@@ -288,37 +297,190 @@ static int daemon_open_exporter(struct daemon *d)
 {
 	int r;
 
-	if (!d->o->metrics_listen)
+	if (!d->s.metrics_listen)
 		return 0;
 	d->collector = (struct collector){ d->methods.pools, d->methods.tierings, d->state };
-	r = exporter_open(&d->exporter, d->loop, d->o->metrics_listen, collector_render,
+	r = exporter_open(&d->exporter, d->loop, d->s.metrics_listen, collector_render,
 			  &d->collector);
 	if (r < 0) {
-		log_err("cannot serve metrics on %s: %s", d->o->metrics_listen, strerror(-r));
+		log_err("cannot serve metrics on %s: %s", d->s.metrics_listen, strerror(-r));
 		return r;
 	}
-	log_info("metrics on http://%s/metrics", d->o->metrics_listen);
+	log_info("metrics on http://%s/metrics", d->s.metrics_listen);
 	return 0;
+}
+
+static void uevent_settle_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	d->waiting = pools_activate_waiting(d->methods.pools, false, "its devices appeared");
+}
+
+static void uevent_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct daemon *d = w->data;
+	bool block = false;
+	struct uevent ev;
+	int r;
+
+	(void)revents;
+	while ((r = ueventmon_read(&d->uevents, &ev)) != -EAGAIN) {
+		if (r == -ENOBUFS) {
+			block = true; /* events were lost: one of them may have been ours */
+		} else if (r == 0 && strcmp(ev.subsystem, "block") == 0 &&
+			   (strcmp(ev.action, "add") == 0 || strcmp(ev.action, "change") == 0)) {
+			/* md announces an assembled array as "change", a disk as "add". */
+			block = true;
+		} else if (r < 0 && r != -EINVAL) {
+			log_warn("cannot read kernel device events: %s", strerror(-r));
+			break;
+		}
+	}
+	/* One retry for a burst (an array's members, a disk's partitions), half a second after its first event. */
+	if (block && d->waiting && !ev_is_active(&d->uevent_settle)) {
+		ev_timer_set(&d->uevent_settle, 0.5, 0.);
+		ev_timer_start(loop, &d->uevent_settle);
+	}
+}
+
+static void device_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	d->waiting = pools_activate_waiting(d->methods.pools, false, "its devices appeared");
+	if (!d->waiting)
+		return;
+	pools_report_waiting(d->methods.pools, d->s.device_timeout);
+	if (d->s.activate_degraded)
+		d->waiting = pools_activate_waiting(d->methods.pools, true,
+						    "activate-degraded, after device-timeout");
+}
+
+/* Without the kernel's events a missing device is only found by a restart or `pool activate`. */
+static void daemon_start_uevents(struct daemon *d, int r)
+{
+	ev_timer_init(&d->uevent_settle, uevent_settle_cb, 0.5, 0.);
+	ev_timer_init(&d->device_timeout, device_timeout_cb, d->s.device_timeout, 0.);
+	d->uevent_settle.data = d->device_timeout.data = d;
+	if (r < 0) {
+		log_warn("cannot listen to the kernel's device events (%s): a pool whose device"
+			 " appears later needs 'tierctl pool activate'", strerror(-r));
+	} else {
+		ev_io_init(&d->uevent_io, uevent_cb, d->uevents.fd, EV_READ);
+		d->uevent_io.data = d;
+		ev_io_start(d->loop, &d->uevent_io);
+	}
+	if (d->waiting) {
+		log_info("%u pool%s waiting for devices (device-timeout %u s)", d->waiting,
+			 d->waiting == 1 ? "" : "s", d->s.device_timeout);
+		ev_timer_start(d->loop, &d->device_timeout);
+	}
+}
+
+static void daemon_stop_uevents(struct daemon *d)
+{
+	ev_timer_stop(d->loop, &d->device_timeout);
+	ev_timer_stop(d->loop, &d->uevent_settle);
+	ev_io_stop(d->loop, &d->uevent_io);
+	ueventmon_close(&d->uevents);
+}
+
+static void restart_timer(struct ev_loop *loop, ev_timer *w, unsigned seconds)
+{
+	if (w->repeat == seconds)
+		return;
+	ev_timer_stop(loop, w);
+	ev_timer_set(w, seconds, seconds);
+	ev_timer_start(loop, w);
+}
+
+/* Puts the reloadable settings in d->s to work. */
+static void daemon_apply_settings(struct daemon *d)
+{
+	struct heat_params heat;
+
+	log_set_max_priority(d->s.verbose ? LOG_DEBUG : LOG_INFO);
+	restart_timer(d->loop, &d->sample, d->s.sample_interval);
+	restart_timer(d->loop, &d->flush, d->s.flush_interval);
+	heat_params_default(&heat);
+	heat.half_life_s = d->s.half_life;
+	pools_set_heat_params(d->methods.pools, &heat);
+	pools_set_verify(d->methods.pools, d->s.verify_moves);
+	control_set_client_timeout(d->control, d->s.client_timeout);
+}
+
+static void log_change(const char *name, const char *was, const char *now, bool reloadable,
+		       void *ctx)
+{
+	unsigned *changes = ctx;
+
+	(*changes)++;
+	if (reloadable)
+		log_info("reload: %s %s -> %s", name, was, now);
+	else
+		log_warn("reload: %s %s -> %s takes effect when tierd restarts", name, was, now);
+}
+
+static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct daemon *d = w->data;
+	struct settings next;
+	unsigned changes = 0;
+	char status[200];
+	char err[1024];
+
+	(void)loop;
+	(void)revents;
+	notify_reloading();
+	if (settings_load(&next, d->cfg->path, d->cfg->must_exist, d->cfg->ov, err,
+			  sizeof(err)) < 0) {
+		log_err("reload refused, the settings in use stay: %s", err);
+	} else {
+		settings_diff(&d->s, &next, log_change, &changes);
+		if (!changes)
+			log_info("reload: %s: nothing changed", d->cfg->path);
+		d->s.sample_interval = next.sample_interval;
+		d->s.flush_interval = next.flush_interval;
+		d->s.history_days = next.history_days;
+		d->s.half_life = next.half_life;
+		d->s.client_timeout = next.client_timeout;
+		d->s.verify_moves = next.verify_moves;
+		d->s.activate_degraded = next.activate_degraded;
+		d->s.verbose = next.verbose;
+		daemon_apply_settings(d);
+	}
+	settings_free(&next);
+	daemon_status_text(d, status, sizeof(status));
+	notify_reloaded(status);
 }
 
 static void daemon_start_signals(struct daemon *d)
 {
 	ev_signal_init(&d->sigterm, stop_cb, SIGTERM);
 	ev_signal_init(&d->sigint, stop_cb, SIGINT);
+	ev_signal_init(&d->sighup, reload_cb, SIGHUP);
+	d->sighup.data = d;
 	ev_signal_start(d->loop, &d->sigterm);
 	ev_signal_start(d->loop, &d->sigint);
+	ev_signal_start(d->loop, &d->sighup);
 }
 
 static void daemon_stop_signals(struct daemon *d)
 {
+	ev_signal_stop(d->loop, &d->sighup);
 	ev_signal_stop(d->loop, &d->sigint);
 	ev_signal_stop(d->loop, &d->sigterm);
 }
 
-int daemon_run(const struct daemon_options *o)
+int daemon_run(struct settings *s, const struct daemon_config *cfg)
 {
-	struct daemon d = { .o = o, .lock_fd = -1 };
-	int r;
+	struct daemon d = { .s = *s, .cfg = cfg, .lock_fd = -1, .uevents.fd = -1 };
+	int uevents_r, r;
 
 	/*
 	 * No timerfd: libev's timerfd path sees a clock step without resetting
@@ -332,6 +494,7 @@ int daemon_run(const struct daemon_options *o)
 		return -ENOMEM;
 	}
 	d.methods.loop = d.loop;
+	log_set_max_priority(d.s.verbose ? LOG_DEBUG : LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	/* While a volume is suspended for a remap, a page fault that needs I/O
 	 * could wait on that very volume: keep everything in memory (as LVM does). */
@@ -340,6 +503,8 @@ int daemon_run(const struct daemon_options *o)
 			 strerror(errno));
 	dmctl_init();
 	notify_status("opening the state and activating pools");
+	/* Before the first activation, so that no device that appears after it goes unheard. */
+	uevents_r = ueventmon_open(&d.uevents);
 	r = daemon_open_state(&d);
 	if (r == 0)
 		r = daemon_open_pools(&d);
@@ -353,7 +518,8 @@ int daemon_run(const struct daemon_options *o)
 		goto out;
 	daemon_start_signals(&d);
 	daemon_start_watchdog(&d);
-	log_info("tierd %s ready on %s (state in %s)", TIERD_VERSION, o->socket, o->state_dir);
+	daemon_start_uevents(&d, uevents_r);
+	log_info("tierd %s ready on %s (state in %s)", TIERD_VERSION, d.s.socket, d.s.state_dir);
 	{
 		char status[200];
 
@@ -369,6 +535,7 @@ int daemon_run(const struct daemon_options *o)
 	}
 out:
 	/* In the reverse order of the start; each step copes with what never started. */
+	daemon_stop_uevents(&d);
 	ev_timer_stop(d.loop, &d.watchdog);
 	daemon_stop_signals(&d);
 	exporter_close(d.exporter);
@@ -379,5 +546,6 @@ out:
 	if (d.lock_fd >= 0)
 		close(d.lock_fd);
 	state_close(d.state);
+	settings_free(&d.s);
 	return r;
 }

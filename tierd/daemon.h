@@ -9,21 +9,20 @@
 
 #include <stdbool.h>
 
-struct daemon_options {
-	const char *state_dir;
-	const char *socket;
-	unsigned sample_interval;   /* seconds between heat samples */
-	unsigned flush_interval;    /* seconds between stores of heat and I/O history */
-	unsigned history_days;
-	unsigned half_life;         /* seconds */
-	const char *policy_dir;     /* NULL: /etc/tierd/policies, then the installed ones */
-	const char *metrics_listen; /* NULL: no metrics endpoint */
-	bool verify_moves;
-	bool activate_degraded;     /* at start, also pools with a device missing */
-	unsigned client_timeout;    /* seconds before an idle control client is closed; 0: never */
+#include "settings.h"
+
+/* Where the settings came from, so that SIGHUP can read them again. */
+struct daemon_config {
+	const char *path;                     /* tierd.conf */
+	bool must_exist;                      /* given with --config */
+	const struct settings_overrides *ov;  /* the command line's */
 };
 
-/* Run until SIGTERM or SIGINT; the volumes stay active. 0, or -errno (logged). */
-int daemon_run(const struct daemon_options *o);
+/*
+ * Run with the settings s (loaded from cfg; the daemon owns them from here)
+ * until SIGTERM or SIGINT; the volumes stay active.  SIGHUP reloads cfg.
+ * 0, or -errno (logged).
+ */
+int daemon_run(struct settings *s, const struct daemon_config *cfg);
 
 #endif

@@ -27,8 +27,16 @@ static void usage(FILE *out)
 		"It runs in the foreground (for systemd) and logs to standard error.\n"
 		"Stopping it leaves the volumes working with their last table.\n"
 		"\n"
+		"Every option but --config, --check-kernel, --help and --version is also a\n"
+		"setting of the configuration file, under the option's name (tierd.conf(5));\n"
+		"an option given here wins over the file.  SIGHUP reads the file again.\n"
+		"\n"
 		"Options:\n"
-		"      --state-dir DIR          where the state lives (default %s)\n"
+		"      --config FILE            read the settings from FILE (default\n"
+		"                               %s; if that is\n"
+		"                               missing, every setting has its default)\n"
+		"      --state-dir DIR          where the state lives, created if missing\n"
+		"                               (default %s)\n"
 		"      --socket PATH            control socket (default %s)\n"
 		"      --sample-interval SECS   how often to sample the volumes' I/O statistics\n"
 		"                               into extent heat (default 10)\n"
@@ -38,7 +46,8 @@ static void usage(FILE *out)
 		"      --history-days DAYS      keep per-minute I/O history this long, hourly\n"
 		"                               beyond (default 30)\n"
 		"      --policy-dir DIR         read tiering policies (NAME.policy) from DIR only,\n"
-		"                               instead of /etc/tierd/policies, then %s\n"
+		"                               instead of %s, then\n"
+		"                               %s\n"
 		"      --metrics-listen ADDR:PORT\n"
 		"                               serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 		"                               (127.0.0.1:9477, [::1]:9477: an IP address, no\n"
@@ -50,10 +59,16 @@ static void usage(FILE *out)
 		"                               request and read no reply for SECS, unless its\n"
 		"                               request is still being answered (default 60;\n"
 		"                               0: never)\n"
-		"      --activate-degraded      at start, activate pools with a device missing:\n"
-		"                               its extents read and write as I/O errors, the\n"
-		"                               rest as usual (docs/pools.md); default off: such\n"
-		"                               a pool stays inactive and says why\n"
+		"      --device-timeout SECS    how long a pool with a device missing waits for\n"
+		"                               it before tierd reports it (and, with\n"
+		"                               --activate-degraded, activates it degraded);\n"
+		"                               a pool activates as soon as its last device\n"
+		"                               appears, also after that (default 30)\n"
+		"      --activate-degraded      activate a pool still missing a device after\n"
+		"                               --device-timeout: its extents read and write as\n"
+		"                               I/O errors, the rest as usual (docs/pools.md);\n"
+		"                               default off: such a pool stays inactive, says\n"
+		"                               why, and activates when the device appears\n"
 		"  -v, --verbose                log debug messages too: each step of a live move\n"
 		"                               (table loads, suspend, commit, resume) with its\n"
 		"                               time in ms\n"
@@ -66,7 +81,8 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n"
 		"See tierctl --help for the commands, docs/protocol.md for the socket protocol.\n",
-		TIERD_DEFAULT_STATE_DIR, TIERD_DEFAULT_SOCKET, TIERD_POLICY_DIR);
+		TIERD_DEFAULT_CONFIG, TIERD_DEFAULT_STATE_DIR, TIERD_DEFAULT_SOCKET,
+		TIERD_SYSCONF_POLICY_DIR, TIERD_POLICY_DIR);
 }
 
 struct needed_target {
@@ -109,122 +125,52 @@ static int check_kernel(void)
 	return missing ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
+/* Long options that set a setting of the same name (settings.h); -v sets verbose. */
+static const char *const setting_options[] = {
+	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
+	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
+	"verify-moves", "activate-degraded",
+};
 
 int main(int argc, char **argv)
 {
 	enum {
 		OPT_CHECK_KERNEL = 256,
-		OPT_STATE_DIR,
-		OPT_SOCKET,
-		OPT_SAMPLE_INTERVAL,
-		OPT_FLUSH_INTERVAL,
-		OPT_HALF_LIFE,
-		OPT_HISTORY_DAYS,
-		OPT_CLIENT_TIMEOUT,
-		OPT_POLICY_DIR,
-		OPT_METRICS_LISTEN,
-		OPT_VERIFY_MOVES,
-		OPT_ACTIVATE_DEGRADED,
+		OPT_CONFIG,
+		OPT_SETTING, /* + the index in setting_options */
 	};
-	static const struct option options[] = {
-		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
-		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
-		{ "heat-half-life", required_argument, NULL, OPT_HALF_LIFE },
-		{ "history-days", required_argument, NULL, OPT_HISTORY_DAYS },
-		{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
-		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
-		{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
-		{ "verify-moves", no_argument, NULL, OPT_VERIFY_MOVES },
-		{ "activate-degraded", no_argument, NULL, OPT_ACTIVATE_DEGRADED },
+	struct option options[ARRAY_SIZE(setting_options) + 6] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
 	};
-	struct daemon_options o = {
-		.state_dir = TIERD_DEFAULT_STATE_DIR,
-		.socket = TIERD_DEFAULT_SOCKET,
-		.sample_interval = 10,
-		.flush_interval = 60,
-		.history_days = 30,
-		.half_life = 86400,
-		.client_timeout = 60,
-	};
-	const struct {
-		int opt;
-		const char *name;
-		unsigned min, max;
-		unsigned *out;
-	} numbers[] = {
-		{ OPT_SAMPLE_INTERVAL, "--sample-interval", 1, 86400, &o.sample_interval },
-		{ OPT_FLUSH_INTERVAL, "--flush-interval", 1, 86400, &o.flush_interval },
-		{ OPT_HALF_LIFE, "--heat-half-life", 60, 365 * 86400, &o.half_life },
-		{ OPT_HISTORY_DAYS, "--history-days", 1, 3650, &o.history_days },
-		{ OPT_CLIENT_TIMEOUT, "--client-timeout", 0, 86400, &o.client_timeout },
-	};
+	static struct settings_overrides ov;
+	struct daemon_config cfg = { .path = TIERD_DEFAULT_CONFIG, .ov = &ov };
+	struct settings s;
+	char err[1024];
 	int c;
 
-	while ((c = getopt_long(argc, argv, "vhV", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_STATE_DIR:
-			o.state_dir = optarg;
-			break;
-		case OPT_SOCKET:
-			o.socket = optarg;
-			break;
-		case OPT_POLICY_DIR:
-			o.policy_dir = optarg;
-			break;
-		case OPT_VERIFY_MOVES:
-			o.verify_moves = true;
-			break;
-		case OPT_ACTIVATE_DEGRADED:
-			o.activate_degraded = true;
-			break;
-		case OPT_METRICS_LISTEN: {
-			struct sockaddr_storage addr;
-			socklen_t len;
+	for (size_t i = 0; i < ARRAY_SIZE(setting_options); i++) {
+		bool is_flag = strcmp(setting_options[i], "verify-moves") == 0 ||
+			       strcmp(setting_options[i], "activate-degraded") == 0;
 
-			if (exporter_parse_addr(optarg, &addr, &len) < 0) {
-				fprintf(stderr, "tierd: --metrics-listen takes ADDRESS:PORT with an IP"
-					" address (127.0.0.1:9477, [::1]:9477), not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			o.metrics_listen = optarg;
-			break;
-		}
-		case OPT_SAMPLE_INTERVAL:
-		case OPT_FLUSH_INTERVAL:
-		case OPT_HALF_LIFE:
-		case OPT_HISTORY_DAYS:
-		case OPT_CLIENT_TIMEOUT:
-			for (size_t i = 0; i < ARRAY_SIZE(numbers); i++) {
-				if (numbers[i].opt != c)
-					continue;
-				if (parse_uint(optarg, numbers[i].min, numbers[i].max, numbers[i].out) < 0) {
-					fprintf(stderr, "tierd: %s takes %u to %u, not '%s'\n",
-						numbers[i].name, numbers[i].min, numbers[i].max, optarg);
-					return EXIT_USAGE;
-				}
-			}
-			break;
+		options[5 + i] = (struct option){ setting_options[i],
+						  is_flag ? no_argument : required_argument, NULL,
+						  OPT_SETTING + (int)i };
+	}
+	while ((c = getopt_long(argc, argv, "vhV", options, NULL)) != -1) {
+		const char *name = NULL, *value = optarg;
+
+		switch (c) {
+		case OPT_CONFIG:
+			cfg.path = optarg;
+			cfg.must_exist = true;
+			continue;
 		case 'v':
-			log_set_max_priority(LOG_DEBUG);
+			name = "verbose";
+			value = "yes";
 			break;
 		case OPT_CHECK_KERNEL:
 			return check_kernel();
@@ -235,13 +181,40 @@ int main(int argc, char **argv)
 			printf("tierd %s\n", TIERD_VERSION);
 			return EXIT_SUCCESS;
 		default:
-			fprintf(stderr, "Try 'tierd --help'.\n");
+			if (c < OPT_SETTING || c >= OPT_SETTING + (int)ARRAY_SIZE(setting_options)) {
+				fprintf(stderr, "Try 'tierd --help'.\n");
+				return EXIT_USAGE;
+			}
+			name = setting_options[c - OPT_SETTING];
+			if (!value)
+				value = "yes";
+			break;
+		}
+		/* Checked here too, so a bad option is a usage error before any file is read. */
+		if (settings_init(&s) < 0)
+			return EXIT_FAILURE;
+		if (settings_set(&s, name, value, err, sizeof(err)) < 0) {
+			settings_free(&s);
+			fprintf(stderr, "tierd: --%s\n", err);
 			return EXIT_USAGE;
 		}
+		settings_free(&s);
+		if (ov.nr == ARRAY_SIZE(ov.v)) {
+			fprintf(stderr, "tierd: too many options\n");
+			return EXIT_USAGE;
+		}
+		ov.v[ov.nr].name = name;
+		ov.v[ov.nr].value = value;
+		ov.nr++;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "tierd: unexpected argument '%s'\nTry 'tierd --help'.\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	return daemon_run(&o) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (settings_load(&s, cfg.path, cfg.must_exist, &ov, err, sizeof(err)) < 0) {
+		settings_free(&s);
+		fprintf(stderr, "tierd: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	return daemon_run(&s, &cfg) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -417,6 +417,12 @@ static int control_claim_path(const struct sockaddr_un *addr)
 	return 0;
 }
 
+void control_set_client_timeout(struct control *c, unsigned seconds)
+{
+	if (c)
+		c->idle_timeout = seconds;
+}
+
 int control_open(struct control **out, struct ev_loop *loop, const char *path,
 		 unsigned idle_timeout, control_handler handler, void *ctx)
 {

@@ -29,6 +29,8 @@ typedef void (*control_handler)(struct control_conn *conn, const struct rpc_requ
  */
 int control_open(struct control **out, struct ev_loop *loop, const char *path,
 		 unsigned idle_timeout, control_handler handler, void *ctx);
+/* Clients that connect from now on are closed after this many idle seconds (0: never). */
+void control_set_client_timeout(struct control *c, unsigned seconds);
 /* Closes the listener and every connection; pending requests are dropped. */
 void control_close(struct control *c);
 

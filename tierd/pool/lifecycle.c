@@ -211,6 +211,38 @@ void pools_activate_all(struct pools *ps, bool degraded)
 	}
 }
 
+static bool pool_waiting(const struct pool *p)
+{
+	/* A broken pool waits for a restart, not for a device. */
+	return p->sp.want_active && !p->active && !p->broken[0];
+}
+
+unsigned pools_activate_waiting(struct pools *ps, bool degraded, const char *why)
+{
+	char err[POOL_ERR_MAX];
+	unsigned waiting = 0;
+
+	for (struct pool *p = ps->list; p; p = p->next) {
+		if (!pool_waiting(p))
+			continue;
+		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0) {
+			waiting++;
+			continue;
+		}
+		log_info("pool %s active%s (%s): /dev/mapper/%s", p->sp.meta.name,
+			 p->degraded ? " and degraded" : "", why, p->sp.meta.name);
+	}
+	return waiting;
+}
+
+void pools_report_waiting(struct pools *ps, unsigned waited_s)
+{
+	for (struct pool *p = ps->list; p; p = p->next)
+		if (pool_waiting(p))
+			log_warn("pool %s is still inactive after %u s: %s", p->sp.meta.name,
+				 waited_s, p->inactive_why);
+}
+
 int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 {
 	struct dmctl_info info;

@@ -34,6 +34,14 @@ void pools_close(struct pools *ps);
 /* Activate every pool whose wanted state is active; failures are logged. */
 /* degraded: activate pools whose devices are not all present (pool_activate). */
 void pools_activate_all(struct pools *ps, bool degraded);
+/*
+ * Try again the pools that should be active but are not (a device was
+ * missing), whole or, with degraded, with devices missing; each that
+ * activates is logged with why.  The number still waiting.
+ */
+unsigned pools_activate_waiting(struct pools *ps, bool degraded, const char *why);
+/* Log each pool still waiting, with what it waits for. */
+void pools_report_waiting(struct pools *ps, unsigned waited_s);
 
 /*
  * -ELOOP, err naming the pool, if the directory dir lives on an active

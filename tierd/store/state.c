@@ -120,14 +120,37 @@ static int state_migrate(struct state *st)
 	return 0;
 }
 
+/*
+ * The directory and any parent missing (a prefix's /var/local/lib, say);
+ * parents as 0755 like any system folder, the state itself 0700.
+ */
+static int make_dirs(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, len + 1);
+	for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*slash = '/';
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 int state_open(struct state **out, const char *dir, char *err, size_t err_len)
 {
 	struct state *st;
 	char path[PATH_MAX];
 	int rc, r;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
+	r = make_dirs(dir);
+	if (r < 0) {
 		snprintf(err, err_len, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
