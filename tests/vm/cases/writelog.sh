@@ -8,14 +8,14 @@
 # tests/writelog/check-cut: the pool imports from the devices alone and no
 # acknowledged write is lost or replaced by older data.
 #
-# TIERD_WRITELOG_CUTS (default 60) caps the crash points judged, half at
+# TIERD_WRITELOG_CUTS (default 24) caps the crash points judged, half at
 # flushes and half at ticks; 0 judges every one. TIERD_WRITELOG_ROUNDS
 # (default 1) repeats the moves. The long run (docs/testing.md) sets both.
 # vm-memory: 4096
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 WRITELOG=$TIERD_BUILD_DIR/tests/writelog/writelog
-CUTS=${TIERD_WRITELOG_CUTS:-60}
+CUTS=${TIERD_WRITELOG_CUTS:-24}
 SEED=${TIERD_WRITELOG_SEED:-1}
 ROUNDS=${TIERD_WRITELOG_ROUNDS:-1}
 # The SSD's cache flush takes this long: the commit's devices then never
