@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <ev.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -280,17 +282,70 @@ static void daemon_stop_timers(struct daemon *d)
 	ev_timer_stop(d->loop, &d->sample);
 }
 
+/* socket-group: a name, else a number. -ENOENT if the system has no such group. */
+static int socket_gid(const char *group, gid_t *gid)
+{
+	char buf[4096], *end;
+	struct group gr, *found = NULL;
+	unsigned long n;
+	int e;
+
+	e = getgrnam_r(group, &gr, buf, sizeof(buf), &found);
+	if (e == 0 && found) {
+		*gid = found->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(group, &end, 10);
+	if (!errno && end != group && !*end && n < (gid_t)-1) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	return e ? -e : -ENOENT;
+}
+
+/*
+ * The socket and its folder to socket-group, so that its members can read
+ * (methods that change anything still check for root, SO_PEERCRED).
+ */
+static int give_socket_to_group(const char *socket_path, const char *group)
+{
+	char dir[PATH_MAX], *slash;
+	gid_t gid = 0;
+	int r;
+
+	r = socket_gid(group, &gid);
+	if (r < 0) {
+		log_err("socket-group %s: %s", group,
+			r == -ENOENT ? "no such group" : strerror(-r));
+		return r;
+	}
+	snprintf(dir, sizeof(dir), "%s", socket_path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	if (chown(socket_path, (uid_t)-1, gid) < 0 ||
+	    (slash && slash != dir && chown(dir, (uid_t)-1, gid) < 0)) {
+		r = -errno;
+		log_err("cannot give %s to group %s: %s", socket_path, group, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 static int daemon_open_control(struct daemon *d)
 {
 	int r = make_socket_dir(d->s.socket);
 
 	if (r == 0)
 		r = control_open(&d->control, d->loop, d->s.socket, d->s.client_timeout, methods_handle, &d->methods);
-	if (r < 0)
+	if (r < 0) {
 		log_err("cannot listen on %s: %s", d->s.socket,
 			r == -EADDRINUSE ? "another tierd is running" :
 			r == -EEXIST ? "a file that is not a socket is in the way" : strerror(-r));
-	return r;
+		return r;
+	}
+	return d->s.socket_group ? give_socket_to_group(d->s.socket, d->s.socket_group) : 0;
 }
 
 static int daemon_open_exporter(struct daemon *d)

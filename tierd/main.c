@@ -38,6 +38,10 @@ static void usage(FILE *out)
 		"      --state-dir DIR          where the state lives, created if missing\n"
 		"                               (default %s)\n"
 		"      --socket PATH            control socket (default %s)\n"
+		"      --socket-group GROUP     give the socket and its folder to GROUP: its\n"
+		"                               members can run every read command (tierctl\n"
+		"                               show, list, stats...); changes stay root's\n"
+		"                               (default: root's group only)\n"
 		"      --sample-interval SECS   how often to sample the volumes' I/O statistics\n"
 		"                               into extent heat (default 10)\n"
 		"      --flush-interval SECS    how often to store heat and I/O history in the\n"
@@ -129,6 +133,7 @@ static int check_kernel(void)
 static const char *const setting_options[] = {
 	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
 	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
+	"socket-group",
 	"verify-moves", "activate-degraded",
 };
 

@@ -19,6 +19,7 @@
 enum setting_kind {
 	SETTING_PATH,
 	SETTING_ADDR, /* ADDRESS:PORT, as exporter_parse_addr() takes it */
+	SETTING_NAME, /* a user or group name: no '/', ':', space or control character */
 	SETTING_UINT,
 	SETTING_BOOL,
 };
@@ -39,6 +40,7 @@ static const struct setting table[] = {
 	{ "socket", SETTING_PATH, AT(socket) },
 	{ "policy-dir", SETTING_PATH, AT(policy_dir), .nullable = true },
 	{ "metrics-listen", SETTING_ADDR, AT(metrics_listen), .nullable = true },
+	{ "socket-group", SETTING_NAME, AT(socket_group), .nullable = true },
 	{ "sample-interval", SETTING_UINT, AT(sample_interval), 1, 86400, true },
 	{ "flush-interval", SETTING_UINT, AT(flush_interval), 1, 86400, true },
 	{ "heat-half-life", SETTING_UINT, AT(half_life), 60, 365 * 86400, true },
@@ -83,7 +85,8 @@ void settings_free(struct settings *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
-		if (table[i].kind == SETTING_PATH || table[i].kind == SETTING_ADDR) {
+		if (table[i].kind == SETTING_PATH || table[i].kind == SETTING_ADDR ||
+		    table[i].kind == SETTING_NAME) {
 			free(*string_at(s, &table[i]));
 			*string_at(s, &table[i]) = NULL;
 		}
@@ -172,6 +175,14 @@ int settings_set(struct settings *s, const char *name, const char *value, char *
 			snprintf(err, err_len, "%s takes ADDRESS:PORT with an IP address"
 				 " (127.0.0.1:9477, [::1]:9477), not '%s'", name, value);
 			return -EINVAL;
+		}
+		break;
+	case SETTING_NAME:
+		for (const char *c = value; *c; c++) {
+			if (*c == '/' || *c == ':' || (unsigned char)*c <= ' ' || *c == 0x7f) {
+				snprintf(err, err_len, "%s takes a group name, not '%s'", name, value);
+				return -EINVAL;
+			}
 		}
 		break;
 	case SETTING_PATH:

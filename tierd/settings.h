@@ -16,6 +16,7 @@ struct settings {
 	char *socket;
 	char *policy_dir;     /* NULL: sysconfdir's tierd/policies, then the installed ones */
 	char *metrics_listen; /* NULL: no metrics endpoint */
+	char *socket_group;   /* NULL: the socket's group is root's */
 	unsigned sample_interval; /* seconds between heat samples */
 	unsigned flush_interval;  /* seconds between stores of heat and I/O history */
 	unsigned history_days;
