@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "daemon.h"
@@ -27,8 +28,9 @@ static void usage(FILE *out)
 		"It runs in the foreground (for systemd) and logs to standard error.\n"
 		"Stopping it leaves the volumes working with their last table.\n"
 		"\n"
-		"Every option but --config, --check-kernel, --help and --version is also a\n"
-		"setting of the configuration file, under the option's name (tierd.conf(5));\n"
+		"Every option but --config, --check-config, --check-kernel, --help and\n"
+		"--version is also a setting of the configuration file, under the option's\n"
+		"name (tierd.conf(5));\n"
 		"an option given here wins over the file.  SIGHUP reads the file again.\n"
 		"\n"
 		"Options:\n"
@@ -76,6 +78,9 @@ static void usage(FILE *out)
 		"  -v, --verbose                log debug messages too: each step of a live move\n"
 		"                               (table loads, suspend, commit, resume) with its\n"
 		"                               time in ms\n"
+		"      --check-config           read the configuration file and the options,\n"
+		"                               say whether they are valid, then exit; status 1\n"
+		"                               naming the line if not\n"
 		"      --check-kernel           report the kernel's device-mapper driver and the\n"
 		"                               targets tierd needs (linear for volumes, mirror\n"
 		"                               for live migration), then exit; status 1 if one\n"
@@ -141,11 +146,13 @@ int main(int argc, char **argv)
 {
 	enum {
 		OPT_CHECK_KERNEL = 256,
+		OPT_CHECK_CONFIG,
 		OPT_CONFIG,
 		OPT_SETTING, /* + the index in setting_options */
 	};
-	struct option options[ARRAY_SIZE(setting_options) + 6] = {
+	struct option options[ARRAY_SIZE(setting_options) + 7] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-kernel", no_argument, NULL, OPT_CHECK_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -153,6 +160,7 @@ int main(int argc, char **argv)
 	};
 	static struct settings_overrides ov;
 	struct daemon_config cfg = { .path = TIERD_DEFAULT_CONFIG, .ov = &ov };
+	bool check_config = false;
 	struct settings s;
 	char err[1024];
 	int c;
@@ -161,7 +169,7 @@ int main(int argc, char **argv)
 		bool is_flag = strcmp(setting_options[i], "verify-moves") == 0 ||
 			       strcmp(setting_options[i], "activate-degraded") == 0;
 
-		options[5 + i] = (struct option){ setting_options[i],
+		options[6 + i] = (struct option){ setting_options[i],
 						  is_flag ? no_argument : required_argument, NULL,
 						  OPT_SETTING + (int)i };
 	}
@@ -172,6 +180,9 @@ int main(int argc, char **argv)
 		case OPT_CONFIG:
 			cfg.path = optarg;
 			cfg.must_exist = true;
+			continue;
+		case OPT_CHECK_CONFIG:
+			check_config = true;
 			continue;
 		case 'v':
 			name = "verbose";
@@ -220,6 +231,12 @@ int main(int argc, char **argv)
 		settings_free(&s);
 		fprintf(stderr, "tierd: %s\n", err);
 		return EXIT_FAILURE;
+	}
+	if (check_config) {
+		settings_free(&s);
+		printf("%s: %s\n", cfg.path, access(cfg.path, F_OK) == 0 ? "ok" :
+		       "missing; every setting has its default");
+		return EXIT_SUCCESS;
 	}
 	return daemon_run(&s, &cfg) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
