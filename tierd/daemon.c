@@ -45,6 +45,7 @@ struct daemon {
 	ev_io uevent_io;
 	ev_timer uevent_settle, device_timeout;
 	unsigned waiting;
+	char status[400]; /* the last status line sent */
 	struct control *control;
 	struct collector collector;
 	struct exporter *exporter;
@@ -69,6 +70,8 @@ static int sample_one(struct pool *p, void *ctx)
 	return r;
 }
 
+static void daemon_update_status(struct daemon *d);
+
 static void sample_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct daemon *d = w->data;
@@ -77,6 +80,7 @@ static void sample_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	pools_for_each(d->methods.pools, sample_one, &now);
+	daemon_update_status(d);
 }
 
 struct flush_ctx {
@@ -125,16 +129,21 @@ static void flush_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 struct pool_count {
 	unsigned active, inactive;
+	char jobs[200]; /* "; tank: WHAT" for each pool running a job */
 };
 
 static int count_one(struct pool *p, void *ctx)
 {
 	struct pool_count *c = ctx;
+	const char *what = pool_job_what(p);
+	size_t n = strlen(c->jobs);
 
 	if (pool_is_active(p))
 		c->active++;
 	else
 		c->inactive++;
+	if (what)
+		snprintf(c->jobs + n, sizeof(c->jobs) - n, "; %s: %s", pool_name(p), what);
 	return 0;
 }
 
@@ -145,10 +154,22 @@ static void daemon_status_text(struct daemon *d, char *buf, size_t len)
 
 	pools_for_each(d->methods.pools, count_one, &c);
 	if (!c.inactive)
-		snprintf(buf, len, "%u pool%s active", c.active, c.active == 1 ? "" : "s");
+		snprintf(buf, len, "%u pool%s active%s", c.active, c.active == 1 ? "" : "s", c.jobs);
 	else
-		snprintf(buf, len, "%u pool%s active, %u inactive (tierctl pool list says why)",
-			 c.active, c.active == 1 ? "" : "s", c.inactive);
+		snprintf(buf, len, "%u pool%s active, %u inactive (tierctl pool list says why)%s",
+			 c.active, c.active == 1 ? "" : "s", c.inactive, c.jobs);
+}
+
+/* The status line again when it changed: pools came or went, a job started or ended. */
+static void daemon_update_status(struct daemon *d)
+{
+	char status[sizeof(d->status)];
+
+	daemon_status_text(d, status, sizeof(status));
+	if (strcmp(status, d->status) == 0)
+		return;
+	memcpy(d->status, status, sizeof(status));
+	notify_status("%s", status);
 }
 
 static void watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -372,6 +393,7 @@ static void uevent_settle_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	d->waiting = pools_activate_waiting(d->methods.pools, false, "its devices appeared");
+	daemon_update_status(d);
 }
 
 static void uevent_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -414,6 +436,7 @@ static void device_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (d->s.activate_degraded)
 		d->waiting = pools_activate_waiting(d->methods.pools, true,
 						    "activate-degraded, after device-timeout");
+	daemon_update_status(d);
 }
 
 /* Without the kernel's events a missing device is only found by a restart or `pool activate`. */
@@ -486,7 +509,6 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	struct daemon *d = w->data;
 	struct settings next;
 	unsigned changes = 0;
-	char status[200];
 	char err[1024];
 
 	(void)loop;
@@ -510,8 +532,8 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		daemon_apply_settings(d);
 	}
 	settings_free(&next);
-	daemon_status_text(d, status, sizeof(status));
-	notify_reloaded(status);
+	daemon_status_text(d, d->status, sizeof(d->status));
+	notify_reloaded(d->status);
 }
 
 static void daemon_start_signals(struct daemon *d)
@@ -575,12 +597,8 @@ int daemon_run(struct settings *s, const struct daemon_config *cfg)
 	daemon_start_watchdog(&d);
 	daemon_start_uevents(&d, uevents_r);
 	log_info("tierd %s ready on %s (state in %s)", TIERD_VERSION, d.s.socket, d.s.state_dir);
-	{
-		char status[200];
-
-		daemon_status_text(&d, status, sizeof(status));
-		notify_ready(status);
-	}
+	daemon_status_text(&d, d.status, sizeof(d.status));
+	notify_ready(d.status);
 	ev_run(d.loop, 0);
 	/* What the last interval learnt is stored before leaving. */
 	{
