@@ -57,7 +57,8 @@ static void usage(FILE *out)
 		"      --metrics-listen ADDR:PORT\n"
 		"                               serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 		"                               (127.0.0.1:9477, [::1]:9477: an IP address, no\n"
-		"                               authentication, see docs/metrics.md; default off)\n"
+		"                               authentication, see metrics.md in the docs;\n"
+		"                               default off)\n"
 		"      --verify-moves           compare every copy with its source before a move\n"
 		"                               commits (io_uring reads of both; a difference\n"
 		"                               keeps the extent where it was); default off\n"
@@ -72,7 +73,7 @@ static void usage(FILE *out)
 		"                               appears, also after that (default 30)\n"
 		"      --activate-degraded      activate a pool still missing a device after\n"
 		"                               --device-timeout: its extents read and write as\n"
-		"                               I/O errors, the rest as usual (docs/pools.md);\n"
+		"                               I/O errors, the rest as usual (pools.md);\n"
 		"                               default off: such a pool stays inactive, says\n"
 		"                               why, and activates when the device appears\n"
 		"  -v, --verbose                log debug messages too: each step of a live move\n"
@@ -89,9 +90,10 @@ static void usage(FILE *out)
 		"  -V, --version                show the version and exit\n"
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n"
-		"See tierctl --help for the commands, docs/protocol.md for the socket protocol.\n",
+		"See tierctl --help for the commands; the docs, protocol.md (the socket\n"
+		"protocol) among them, are in %s.\n",
 		TIERD_DEFAULT_CONFIG, TIERD_DEFAULT_STATE_DIR, TIERD_DEFAULT_SOCKET,
-		TIERD_SYSCONF_POLICY_DIR, TIERD_POLICY_DIR);
+		TIERD_SYSCONF_POLICY_DIR, TIERD_POLICY_DIR, TIERD_DOCDIR);
 }
 
 struct needed_target {
