@@ -41,6 +41,23 @@ vm_power_cut() {
 	fail "power cut did not happen"
 }
 
+# vm_plug_late_disk: ask the host to add the case's late disk (vm-late-disk)
+# now, as a disk plugged in at run time; prints its /dev/vdX once it is there.
+vm_plug_late_disk() {
+	local before after i d
+	before=$(ls /sys/block)
+	touch "$VM_SHARE/.vm/plug"
+	for ((i = 0; i < 60; i++)); do
+		after=$(ls /sys/block)
+		for d in $after; do
+			case "$d" in vd*) ;; *) continue ;; esac
+			grep -qx "$d" <<<"$before" || { echo "/dev/$d"; return 0; }
+		done
+		sleep 1
+	done
+	fail "the late disk did not appear within 60 s"
+}
+
 # vm_loop_create SIZE: a loop device over a fresh tmpfs file; prints its path.
 vm_loop_create() {
 	local size=$1 file
