@@ -58,11 +58,13 @@ void dmctl_init(void)
 	last_error[0] = '\0';
 	dm_log_with_errno_init(dmctl_log);
 	/*
-	 * Without udev sync libdevmapper queues node changes itself; dmctl_run()
-	 * applies them at once, so /dev/mapper/NAME is there (or gone) when a
-	 * call returns, with or without udev running.
+	 * Sync with udev when it runs (libdevmapper checks, and
+	 * DM_DISABLE_UDEV=1 turns it off): its rules then make
+	 * /dev/mapper/NAME and the /dev/disk links. Without udev libdevmapper
+	 * makes the node itself. Either way a create (its resume) or a remove
+	 * returns once the node is there (or gone).
 	 */
-	dm_udev_set_sync_support(0);
+	dm_udev_set_sync_support(1);
 }
 
 const char *dmctl_last_error(void)
@@ -103,16 +105,52 @@ static int dmctl_task(int type, const char *name, struct dm_task **dmt_out)
 }
 
 /* The kernel's errno on failure; -EIO if libdevmapper gave up before the ioctl. */
+static int dmctl_task_errno(struct dm_task *dmt)
+{
+	int e = dm_task_get_errno(dmt);
+
+	return e > 0 ? -e : -EIO;
+}
+
 static int dmctl_run(struct dm_task *dmt)
 {
-	int e;
-
 	if (dm_task_run(dmt)) {
-		dm_task_update_nodes();
+		/*
+		 * With udev sync, a create's node waits for the resume's
+		 * dm_udev_wait(): made now, it would be there before udev's
+		 * link and keep udev from making it.
+		 */
+		if (!dm_udev_get_sync_support())
+			dm_task_update_nodes();
 		return 0;
 	}
-	e = dm_task_get_errno(dmt);
-	return e > 0 ? -e : -EIO;
+	return dmctl_task_errno(dmt);
+}
+
+/*
+ * Run a resume or a remove, the tasks whose uevent udev's rules make or
+ * remove /dev/mapper/NAME on, with a udev cookie: with udev sync on, wait for
+ * the rules to have run; otherwise libdevmapper makes or removes the node.
+ * Not a create: the kernel sends no uevent for it, and the cookie would
+ * never complete.
+ */
+static int dmctl_run_nodes(struct dm_task *dmt)
+{
+	uint32_t cookie = 0;
+	int r = 0;
+
+	if (!dm_task_set_cookie(dmt, &cookie, 0))
+		return -EIO;
+	if (!dm_task_run(dmt))
+		r = dmctl_task_errno(dmt);
+	/*
+	 * This also applies libdevmapper's own node changes, after udev's: not
+	 * before, or it would make the node udev is about to link. After a
+	 * failure too: libdevmapper has completed the cookie then.
+	 */
+	if (!dm_udev_wait(cookie) && r == 0)
+		r = -EIO;
+	return r;
 }
 
 static int dmctl_simple(int type, const char *name, unsigned int flags)
@@ -128,7 +166,10 @@ static int dmctl_simple(int type, const char *name, unsigned int flags)
 		dm_task_no_flush(dmt);
 	if (flags & DMCTL_DEFERRED)
 		dm_task_deferred_remove(dmt);
-	r = dmctl_run(dmt);
+	if (type == DM_DEVICE_RESUME || type == DM_DEVICE_REMOVE)
+		r = dmctl_run_nodes(dmt);
+	else
+		r = dmctl_run(dmt);
 	dm_task_destroy(dmt);
 	return r;
 }
