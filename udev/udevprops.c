@@ -107,6 +107,20 @@ int udevprops_probe(const void *block, size_t len, char *out, size_t cap)
 	if (len < METADATA_BLOCK)
 		return -ENODATA;
 	r = metadata_sb_decode(&sb, block);
+	if (r == -EPROTONOSUPPORT && cap) {
+		/*
+		 * An intact superblock of a newer tierd: only the first 16 bytes
+		 * are common to every version, so what is past them is not read,
+		 * but the device is a member all the same: mkfs over it would
+		 * destroy a pool.
+		 */
+		const unsigned char *b = block;
+		unsigned version = b[8] | b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24;
+		int n = snprintf(out, cap, "ID_FS_TYPE=" UDEVPROPS_TYPE "\nID_FS_USAGE=raid\n"
+				 "ID_FS_VERSION=%u\n", version);
+
+		return n < 0 || (size_t)n >= cap ? -ENOSPC : n;
+	}
 	if (r < 0)
 		return r;
 	return udevprops_format(&sb, out, cap);

@@ -35,7 +35,8 @@ int udevprops_encode(const char *s, char *out, size_t cap);
 int udevprops_format(const struct metadata_sb *sb, char *out, size_t cap);
 
 /*
- * The first len bytes of a device: the lines for a valid tierd superblock,
+ * The first len bytes of a device: the lines for a valid tierd superblock
+ * (for an intact one of a newer version, only its type, usage and version),
  * or what metadata_sb_decode() says (-ENOENT no magic, -EBADMSG, ...);
  * -ENODATA when len is under METADATA_BLOCK (a device too small to be a
  * member).  Returns the length written otherwise.

@@ -123,6 +123,7 @@ static void test_format(void)
 
 static void test_probe_block(void)
 {
+	static const char newer[] = "ID_FS_TYPE=tierd_member\nID_FS_USAGE=raid\nID_FS_VERSION=7\n";
 	unsigned char block[METADATA_BLOCK];
 	char out[UDEVPROPS_MAX];
 
@@ -135,6 +136,15 @@ static void test_probe_block(void)
 	make_block(block, "tank");
 	block[0] = 'X';
 	CHECK_INT(udevprops_probe(block, sizeof(block), out, sizeof(out)), -ENOENT);
+	/* A newer tierd's superblock, intact: a member, of a version this one cannot read. */
+	make_block(block, "tank");
+	block[8] = 7;
+	reseal(block);
+	CHECK_INT(udevprops_probe(block, sizeof(block), out, sizeof(out)), (int)strlen(newer));
+	CHECK_STR(out, newer);
+	/* A damaged version field is damage, not a newer tierd. */
+	block[8] = 1;
+	CHECK_INT(udevprops_probe(block, sizeof(block), out, sizeof(out)), -EBADMSG);
 }
 
 /* ---- the program ---------------------------------------------------------- */
