@@ -270,7 +270,7 @@ static int daemon_open_pools(struct daemon *d)
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
 	pools_activate_all(d->methods.pools, d->s.activate_degraded && !d->s.device_timeout);
-	d->waiting = pools_activate_waiting(d->methods.pools, false, "");
+	d->waiting = pools_waiting(d->methods.pools);
 	r = pools_check_state_dir(d->methods.pools, d->s.state_dir, err, sizeof(err));
 	if (r < 0) {
 		log_err("%s", err);

@@ -259,7 +259,11 @@ static int read_file(const char *path, char **text, size_t *len)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SETTINGS_FILE_MAX) {
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > SETTINGS_FILE_MAX) {
 		r = S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
 		goto out;
 	}

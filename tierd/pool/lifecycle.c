@@ -235,6 +235,15 @@ unsigned pools_activate_waiting(struct pools *ps, bool degraded, const char *why
 	return waiting;
 }
 
+unsigned pools_waiting(const struct pools *ps)
+{
+	unsigned waiting = 0;
+
+	for (const struct pool *p = ps->list; p; p = p->next)
+		waiting += pool_waiting(p);
+	return waiting;
+}
+
 void pools_report_waiting(struct pools *ps, unsigned waited_s)
 {
 	for (struct pool *p = ps->list; p; p = p->next)

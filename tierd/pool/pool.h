@@ -40,6 +40,8 @@ void pools_activate_all(struct pools *ps, bool degraded);
  * activates is logged with why.  The number still waiting.
  */
 unsigned pools_activate_waiting(struct pools *ps, bool degraded, const char *why);
+/* How many pools should be active but are not (a device missing, say). */
+unsigned pools_waiting(const struct pools *ps);
 /* Log each pool still waiting, with what it waits for. */
 void pools_report_waiting(struct pools *ps, unsigned waited_s);
 
