@@ -73,10 +73,26 @@ case "$TIERD_VM_BOOT" in
 		tar -C "$VM_SHARE/install" -cf - . | tar -C / -xf - --keep-directory-symlink
 		systemctl daemon-reload
 	fi
+	# tierd.conf where this install reads it (/etc or /usr/local/etc).
+	conf=$(tierd --check-config | cut -d: -f1)
+	mkdir -p "$(dirname "$conf")"
+	echo "socket-group = adm" >"$conf"
 	systemctl enable tierd.service
 	systemctl start tierd.service
 	echo "tierctl: $(command -v tierctl)"
 	check_tierd
+
+	step "socket-group under the unit: a member of adm reads, and only reads"
+	sock=/run/tierd/tierd.sock
+	assert_eq "the socket's group" "adm 660" "$(stat -c '%G %a' $sock)"
+	setpriv --reuid=nobody --regid=adm --clear-groups tierctl pool list >/dev/null ||
+		fail "a member of adm could not list the pools"
+	rc=0
+	out=$(setpriv --reuid=nobody --regid=adm --clear-groups tierctl schedule set tank manual 2>&1) ||
+		rc=$?
+	[ "$rc" != 0 ] && grep -q "only root may call it" <<<"$out" ||
+		fail "a member of adm changed something (status $rc: $out)"
+	echo "ok: adm reads, changes stay root's"
 
 	step "md RAID6 over ${hdds[*]}"
 	# Zero-filled members: the parity is already right (see md-raid6.sh).
