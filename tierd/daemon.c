@@ -23,6 +23,7 @@
 #include "control.h"
 #include "dmctl.h"
 #include "exporter.h"
+#include "fault.h"
 #include "heat.h"
 #include "log.h"
 #include "methods.h"
@@ -40,10 +41,15 @@ struct daemon {
 	int lock_fd;
 	struct methods_ctx methods; /* holds the pools and the tiering */
 	ev_timer sample, flush, flush_step, watchdog;
-	/* Pools waiting for a device: retried when the kernel announces block devices. */
+	/*
+	 * Pools waiting for a device: retried when the kernel announces block
+	 * devices, and every few seconds in case the announcement came before
+	 * the device could be opened (or events cannot be had at all).
+	 */
 	struct ueventmon uevents;
 	ev_io uevent_io;
-	ev_timer uevent_settle, device_timeout;
+	ev_timer uevent_settle, device_timeout, wait_retry;
+	ev_tstamp waiting_since;
 	unsigned waiting;
 	char status[400]; /* the last status line sent */
 	struct control *control;
@@ -386,14 +392,43 @@ static int daemon_open_exporter(struct daemon *d)
 	return 0;
 }
 
+/*
+ * Often while a device may still come (boot, device-timeout), seldom after:
+ * a retry opens every device the pools name.
+ */
+#define DAEMON_WAIT_RETRY_EARLY 5.
+#define DAEMON_WAIT_RETRY_LATE 60.
+
+static void daemon_retry_waiting(struct daemon *d, bool degraded, const char *why)
+{
+	ev_tstamp interval;
+
+	d->waiting = pools_activate_waiting(d->methods.pools, degraded, why);
+	if (!d->waiting) {
+		ev_timer_stop(d->loop, &d->wait_retry);
+	} else {
+		interval = ev_now(d->loop) - d->waiting_since < d->s.device_timeout ?
+				   DAEMON_WAIT_RETRY_EARLY :
+				   DAEMON_WAIT_RETRY_LATE;
+		ev_timer_stop(d->loop, &d->wait_retry);
+		ev_timer_set(&d->wait_retry, interval, 0.);
+		ev_timer_start(d->loop, &d->wait_retry);
+	}
+	daemon_update_status(d);
+}
+
 static void uevent_settle_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct daemon *d = w->data;
-
 	(void)loop;
 	(void)revents;
-	d->waiting = pools_activate_waiting(d->methods.pools, false, "its devices appeared");
-	daemon_update_status(d);
+	daemon_retry_waiting(w->data, false, "its devices appeared");
+}
+
+static void wait_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	daemon_retry_waiting(w->data, false, "its devices appeared");
 }
 
 static void uevent_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -429,14 +464,12 @@ static void device_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	d->waiting = pools_activate_waiting(d->methods.pools, false, "its devices appeared");
+	daemon_retry_waiting(d, false, "its devices appeared");
 	if (!d->waiting)
 		return;
 	pools_report_waiting(d->methods.pools, d->s.device_timeout);
 	if (d->s.activate_degraded)
-		d->waiting = pools_activate_waiting(d->methods.pools, true,
-						    "activate-degraded, after device-timeout");
-	daemon_update_status(d);
+		daemon_retry_waiting(d, true, "activate-degraded, after device-timeout");
 }
 
 /* Without the kernel's events a missing device is only found by a restart or `pool activate`. */
@@ -444,10 +477,13 @@ static void daemon_start_uevents(struct daemon *d, int r)
 {
 	ev_timer_init(&d->uevent_settle, uevent_settle_cb, 0.5, 0.);
 	ev_timer_init(&d->device_timeout, device_timeout_cb, d->s.device_timeout, 0.);
-	d->uevent_settle.data = d->device_timeout.data = d;
+	ev_timer_init(&d->wait_retry, wait_retry_cb, DAEMON_WAIT_RETRY_EARLY, 0.);
+	d->uevent_settle.data = d->device_timeout.data = d->wait_retry.data = d;
+	d->waiting_since = ev_now(d->loop);
 	if (r < 0) {
 		log_warn("cannot listen to the kernel's device events (%s): a pool whose device"
-			 " appears later needs 'tierctl pool activate'", strerror(-r));
+			 " appears later is found by a retry every %.0f s", strerror(-r),
+			 DAEMON_WAIT_RETRY_EARLY);
 	} else {
 		ev_io_init(&d->uevent_io, uevent_cb, d->uevents.fd, EV_READ);
 		d->uevent_io.data = d;
@@ -457,12 +493,14 @@ static void daemon_start_uevents(struct daemon *d, int r)
 		log_info("%u pool%s waiting for devices (device-timeout %u s)", d->waiting,
 			 d->waiting == 1 ? "" : "s", d->s.device_timeout);
 		ev_timer_start(d->loop, &d->device_timeout);
+		ev_timer_start(d->loop, &d->wait_retry);
 	}
 }
 
 static void daemon_stop_uevents(struct daemon *d)
 {
 	ev_timer_stop(d->loop, &d->device_timeout);
+	ev_timer_stop(d->loop, &d->wait_retry);
 	ev_timer_stop(d->loop, &d->uevent_settle);
 	ev_io_stop(d->loop, &d->uevent_io);
 	ueventmon_close(&d->uevents);
@@ -581,7 +619,7 @@ int daemon_run(struct settings *s, const struct daemon_config *cfg)
 	dmctl_init();
 	notify_status("opening the state and activating pools");
 	/* Before the first activation, so that no device that appears after it goes unheard. */
-	uevents_r = ueventmon_open(&d.uevents);
+	uevents_r = fault_fail("uevent-listen") ?: ueventmon_open(&d.uevents);
 	r = daemon_open_state(&d);
 	if (r == 0)
 		r = daemon_open_pools(&d);

@@ -203,11 +203,13 @@ void pools_activate_all(struct pools *ps, bool degraded)
 	for (struct pool *p = ps->list; p; p = p->next) {
 		if (!p->sp.want_active)
 			continue;
-		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0)
+		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0) {
 			log_err("%s", err);
-		else
+			snprintf(p->waiting_logged, sizeof(p->waiting_logged), "%s", err);
+		} else {
 			log_info("pool %s active%s: /dev/mapper/%s", p->sp.meta.name,
 				 p->degraded ? " and degraded" : "", p->sp.meta.name);
+		}
 	}
 }
 
@@ -226,9 +228,15 @@ unsigned pools_activate_waiting(struct pools *ps, bool degraded, const char *why
 		if (!pool_waiting(p))
 			continue;
 		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0) {
+			/* Said once per reason: retries come every few seconds. */
+			if (strcmp(err, p->waiting_logged) != 0) {
+				log_info("pool %s still waits: %s", p->sp.meta.name, err);
+				snprintf(p->waiting_logged, sizeof(p->waiting_logged), "%s", err);
+			}
 			waiting++;
 			continue;
 		}
+		p->waiting_logged[0] = '\0';
 		log_info("pool %s active%s (%s): /dev/mapper/%s", p->sp.meta.name,
 			 p->degraded ? " and degraded" : "", why, p->sp.meta.name);
 	}

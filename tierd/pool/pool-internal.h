@@ -61,6 +61,7 @@ struct pool {
 	bool allow_missing; /* the activation under way may leave devices out */
 	bool probe_missing; /* opening degraded only to look at the newest metadata: no warnings */
 	char inactive_why[POOL_ERR_MAX]; /* why the last activation failed, "" if it did not */
+	char waiting_logged[POOL_ERR_MAX]; /* the reason a retry last logged */
 	/* Heat (docs/heat.md): the volume's dm-stats region and what it told. */
 	struct heat_table heat;
 	struct statsparse_area *sample; /* one per extent, reused by every sample */

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A pool whose devices come after tierd (an md array assembled late, an SSD
 # plugged in later): the pool waits, says why, and activates by itself when
-# the kernel announces the last device, with the data intact; after
-# --device-timeout it is reported, and activated degraded only with
-# --activate-degraded.
+# the kernel announces the last device, or when a retry (every 5 s) finds it
+# without the kernel's events, with the data intact; after --device-timeout
+# it is reported, and activated degraded only with --activate-degraded.
 # vm-memory: 1024
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
@@ -66,6 +66,22 @@ assert_eq "state without the SSD" inactive "$(state)"
 ssd_back
 wait_until 20 "the pool activating when its SSD appears" is_active
 data_ok "the volume"
+
+step "no kernel events (or one that came too early): a periodic retry finds the SSD"
+all_down
+mdadm --assemble "$md" "$a" "$b" --quiet
+: >/tmp/tierd.log
+TIERD_FAULT=fail:uevent-listen tierd_start --device-timeout 120
+grep -q "cannot listen to the kernel's device events" /tmp/tierd.log ||
+	fail "no line about the missing events: $(cat /tmp/tierd.log)"
+assert_eq "state without the SSD" inactive "$(state)"
+ssd_back
+wait_until 20 "the pool activating on a retry" is_active
+grep -q "pool tank active (its devices appeared)" /tmp/tierd.log ||
+	fail "no activation line: $(tail -5 /tmp/tierd.log)"
+# The reason, said at start-up, did not change: no retry says it again.
+grep -q "still waits" /tmp/tierd.log && fail "a retry repeated the reason: $(cat /tmp/tierd.log)"
+data_ok "the volume after a retry"
 
 step "the SSD never comes: reported after the timeout, left inactive"
 all_down
