@@ -20,7 +20,7 @@ enum {
 };
 
 static const char cli_common_options[] =
-	"      --json              print tierd's reply as JSON\n"
+	"      --json              print the result as one JSON object (errors too)\n"
 	"      --socket PATH       talk to tierd at PATH\n"
 	"  -h, --help              show this help and exit\n";
 
@@ -58,12 +58,71 @@ void cli_print_group_help(const struct cli_group *group, FILE *out)
 		CLI_EXIT_STATUS_HELP, group->name);
 }
 
+/* Set once from the command line: errors then go to stdout as JSON. */
+static bool cli_json_errors;
+
+void cli_scan_json(int argc, char **argv)
+{
+	/* Before any parsing, so that an error in the options is JSON too. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			cli_json_errors = true;
+}
+
+/* {"schema_version": 1, "error": {"code": code, "message": message}} on stdout. */
+static void cli_print_json_error(const char *code, const char *message)
+{
+	struct json_object *error = json_object_new_object(), *out = cli_json_document();
+
+	if (!error || !out || json_object_object_add(error, "code", json_object_new_string(code)) ||
+	    json_object_object_add(error, "message", json_object_new_string(message)) ||
+	    json_object_object_add(out, "error", json_object_get(error))) {
+		/* No memory for JSON: plain text is still better than silence. */
+		fprintf(stderr, "tierctl: %s\n", message);
+	} else {
+		puts(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+		fflush(stdout);
+	}
+	json_object_put(error);
+	json_object_put(out);
+}
+
+__attribute__((format(printf, 2, 0)))
+static int cli_vfail(const char *code, const char *fmt, va_list ap)
+{
+	char *message = NULL;
+
+	if (!cli_json_errors) {
+		fputs("tierctl: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		return CLI_EXIT_FAILURE;
+	}
+	if (vasprintf(&message, fmt, ap) < 0)
+		message = NULL;
+	cli_print_json_error(code, message ? message : strerror(ENOMEM));
+	free(message);
+	return CLI_EXIT_FAILURE;
+}
+
 int cli_usage(const char *who, const char *fmt, ...)
 {
 	const char *space = who ? " " : "";
+	char *message = NULL;
 	va_list ap;
 
 	who = who ? who : "";
+	if (cli_json_errors) {
+		va_start(ap, fmt);
+		if (vasprintf(&message, fmt, ap) < 0)
+			message = NULL;
+		va_end(ap);
+		cli_print_json_error("EINVAL", message ? message : strerror(ENOMEM));
+		free(message);
+		return CLI_EXIT_USAGE;
+	}
 	fprintf(stderr, "tierctl%s%s: ", space, who);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -75,13 +134,23 @@ int cli_usage(const char *who, const char *fmt, ...)
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
-	fputs("tierctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	r = cli_vfail("EIO", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return CLI_EXIT_FAILURE;
+	return r;
+}
+
+int cli_fail_code(const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = cli_vfail(code, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int cli_bad_option(const char *who, char **argv, int c)
@@ -128,6 +197,7 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
 			break;
 		case CLI_OPT_JSON:
 			cli->json = true;
+			cli_json_errors = true;
 			break;
 		case CLI_OPT_SOCKET:
 			cli->socket = optarg;
@@ -307,22 +377,63 @@ int cli_call(struct cli *cli, const char *method, struct json_object *params,
 				progress, result, &error);
 	/* Before the error, so that it does not land on the bar's line. */
 	progress_end(progress);
-	if (r < 0)
-		cli_fail("%s", error.message ? error.message : strerror(-r));
+	r = cli_call_failed(r, &error);
 	client_error_clear(&error);
-	return r < 0 ? CLI_EXIT_FAILURE : 0;
+	return r;
 }
 
-int cli_print_json(struct json_object *obj)
+int cli_call_failed(int r, const struct client_error *error)
 {
-	const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-								JSON_C_TO_STRING_SPACED |
-								JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *code;
 
-	if (!text)
-		return cli_fail("%s", strerror(ENOMEM));
-	puts(text);
-	return cli_output_done(0);
+	if (r >= 0)
+		return 0;
+	code = error->name[0] ? error->name : strerrorname_np(-r);
+	cli_fail_code(code ? code : "EIO", "%s", error->message ? error->message : strerror(-r));
+	/* tierd found the request itself wrong: a usage error, as if tierctl had seen it. */
+	return error->name[0] && !strcmp(error->name, "EINVAL") ? CLI_EXIT_USAGE :
+								   CLI_EXIT_FAILURE;
+}
+
+struct json_object *cli_json_document(void)
+{
+	struct json_object *doc = json_object_new_object();
+
+	if (doc && json_object_object_add(doc, "schema_version",
+					  json_object_new_int(CLI_SCHEMA_VERSION))) {
+		json_object_put(doc);
+		doc = NULL;
+	}
+	return doc;
+}
+
+int cli_print_json(struct json_object *result)
+{
+	struct json_object *doc;
+	const char *text;
+	int r = 0;
+
+	if (!json_object_is_type(result, json_type_object))
+		return cli_output_done(-EINVAL);
+	doc = cli_json_document();
+	if (!doc)
+		return cli_output_done(-ENOMEM);
+	json_object_object_foreach(result, key, value) {
+		if (!strcmp(key, "schema_version") ||
+		    json_object_object_add(doc, key, json_object_get(value))) {
+			r = !strcmp(key, "schema_version") ? -EINVAL : -ENOMEM;
+			break;
+		}
+	}
+	text = r ? NULL : json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		puts(text);
+	else if (!r)
+		r = -ENOMEM;
+	json_object_put(doc);
+	return cli_output_done(r);
 }
 
 int cli_output_done(int r)

@@ -16,6 +16,7 @@
 #include "ranges.h"
 
 struct client;
+struct client_error;
 struct json_object;
 struct progress;
 
@@ -28,7 +29,10 @@ enum {
 
 #define CLI_EXIT_STATUS_HELP \
 	"Exit status: 0 success; 1 failure (tierd refused the request or could not be\n" \
-	"reached); 2 usage error.\n"
+	"reached); 2 usage error, whether tierctl or tierd (EINVAL) found it.\n"
+
+/* The "schema_version" of every --json document (docs/protocol.md). */
+#define CLI_SCHEMA_VERSION 1
 
 struct cli {
 	/* --socket, or NULL for the default. */
@@ -103,6 +107,27 @@ int cli_bad_option(const char *who, char **argv, int c);
 __attribute__((format(printf, 1, 2)))
 int cli_fail(const char *fmt, ...);
 
+/* cli_fail with the symbolic errno that --json's error object names ("ENOENT"). */
+__attribute__((format(printf, 2, 3)))
+int cli_fail_code(const char *code, const char *fmt, ...);
+
+/*
+ * Note a --json anywhere on the command line, before parsing, so that every
+ * error, even one in the options, is printed as JSON on stdout: {"schema_version":
+ * 1, "error": {"code": "EINVAL", "message": "..."}}, and nothing on stderr.
+ */
+void cli_scan_json(int argc, char **argv);
+
+/* A new {"schema_version": 1}, to which a command adds its nouns; NULL if out of memory. */
+struct json_object *cli_json_document(void);
+
+/*
+ * After a client_* call returned r: 0 if it succeeded, else prints error
+ * and returns the exit status: CLI_EXIT_USAGE when tierd refused the request
+ * as invalid (EINVAL), else CLI_EXIT_FAILURE.
+ */
+int cli_call_failed(int r, const struct client_error *error);
+
 /*
  * Parse cmd's options (and the common --json, --socket, --help) and check it
  * got min_args to max_args operands, which *args then points to.  Returns
@@ -138,8 +163,11 @@ int cli_param_ranges(struct json_object **params, const char *key, const struct 
 int cli_call(struct cli *cli, const char *method, struct json_object *params,
 	     struct progress *progress, struct json_object **result);
 
-/* Pretty JSON on stdout; returns an exit status. */
-int cli_print_json(struct json_object *obj);
+/*
+ * tierd's result object (its members the nouns: {"pool": ...}) as the --json
+ * document: pretty, with "schema_version" first; returns an exit status.
+ */
+int cli_print_json(struct json_object *result);
 
 /*
  * The exit status once output is done: a rendering error (tierd's reply does

@@ -277,7 +277,7 @@ static int client_errno_from_name(const char *name)
 static int client_take_error(struct json_object *reply, struct client_error *error)
 {
 	struct json_object *err = member_get(reply, "error");
-	const char *name = member_string(err, "errno"), *message = member_string(err, "message");
+	const char *name = member_string(err, "code"), *message = member_string(err, "message");
 	int r;
 
 	if (!name || !message)

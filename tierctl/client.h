@@ -9,7 +9,7 @@ struct json_object;
 struct client;
 
 /* The protocol version this client speaks. */
-#define CLIENT_PROTOCOL 1
+#define CLIENT_PROTOCOL 2
 
 /* tierd refuses longer requests, so failing here gives the clearer message. */
 #define CLIENT_REQUEST_MAX 65536

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "extentcmd.h"
+#include "member.h"
 #include "poolview.h"
 #include "progress.h"
 #include "array.h"
@@ -71,7 +72,10 @@ static int extentcmd_move(struct cli *cli, const struct cli_command *cmd, int ar
 		r = cli_output_done(-ENOMEM);
 		goto out;
 	}
-	r = cli_output_done(poolview_print_change(stdout, "Moved extents of pool", result, after));
+	r = json_object_is_type(member_get(result, "pool"), json_type_object) ?
+		    cli_output_done(poolview_print_change(stdout, "Moved extents of pool",
+							  member_get(result, "pool"), after)) :
+		    cli_output_done(-EINVAL);
 out:
 	free(after);
 	progress_free(progress);

@@ -15,7 +15,7 @@ int heatcmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char *
 {
 	static const struct table_column columns[] = {
 		{ "Extent", "extent", TABLE_UINT },
-		{ "Offset", "offset", TABLE_BYTES },
+		{ "Offset", "offset_bytes", TABLE_BYTES },
 		{ "Tier", "tier", TABLE_STRING },
 		{ "Heat", "heat", TABLE_STRING },
 		{ "Reads", "reads", TABLE_UINT },
@@ -45,13 +45,13 @@ int heatcmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char *
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (r)
 		goto out;
-	extents = member_get(result, "extents");
+	extents = member_get(member_get(result, "heat"), "extents");
 	if (!extents || !json_object_is_type(extents, json_type_array)) {
 		r = cli_fail("tierd's reply has no extents");
 		goto out;
 	}
 	if (cli->json) {
-		r = cli_print_json(extents);
+		r = cli_print_json(result);
 		goto out;
 	}
 	r = table_new(columns, sizeof(columns) / sizeof(columns[0]), &t);

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "client.h"
 #include "config.h"
+#include "member.h"
 #include "poolcmd.h"
 #include "table.h"
 #include "tiercmd.h"
@@ -39,7 +40,7 @@ static int main_version(struct cli *cli, const struct cli_command *cmd, int argc
 		{ "Protocol", "protocol", TABLE_UINT },
 	};
 	struct client_error error = { 0 };
-	struct json_object *params = NULL, *result = NULL, *json = NULL;
+	struct json_object *params = NULL, *result = NULL, *json = NULL, *daemon, *self;
 	struct client *client = NULL;
 	struct table *t = NULL;
 	char **args;
@@ -58,6 +59,21 @@ static int main_version(struct cli *cli, const struct cli_command *cmd, int argc
 		fprintf(stderr, "tierctl: tierd's version is unknown: %s\n",
 			error.message ? error.message : strerror(-r));
 
+	daemon = member_get(result, "daemon");
+	if (cli->json) {
+		/* {"tierctl": {...}, "daemon": {...} or null}: the daemon's as daemon.version has it. */
+		json = json_object_new_object();
+		self = json_object_new_object();
+		r = -ENOMEM;
+		if (json && self &&
+		    !json_object_object_add(self, "version", json_object_new_string(TIERD_VERSION)) &&
+		    !json_object_object_add(self, "protocol", json_object_new_int(CLIENT_PROTOCOL)) &&
+		    !json_object_object_add(json, "tierctl", json_object_get(self)) &&
+		    !json_object_object_add(json, "daemon", json_object_get(daemon)))
+			r = 0;
+		json_object_put(self);
+		goto out;
+	}
 	r = table_new(columns, ARRAY_SIZE(columns), &t);
 	if (r < 0)
 		goto out;
@@ -65,15 +81,15 @@ static int main_version(struct cli *cli, const struct cli_command *cmd, int argc
 	table_add_string(t, TIERD_VERSION);
 	table_add_uint(t, CLIENT_PROTOCOL);
 	table_add_string(t, "tierd");
-	table_add_members(t, result, 2);
-	r = cli->json ? table_to_json(t, &json) : table_print(t, stdout);
+	table_add_members(t, daemon, 2);
+	r = table_print(t, stdout);
 out:
 	table_free(t);
 	json_object_put(result);
 	json_object_put(params);
 	client_close(client);
 	client_error_clear(&error);
-	r = json ? cli_print_json(json) : cli_output_done(r);
+	r = json && !r ? cli_print_json(json) : cli_output_done(r);
 	json_object_put(json);
 	return r;
 }
@@ -180,6 +196,7 @@ int main(int argc, char **argv)
 	struct cli cli = { 0 };
 	int c, r;
 
+	cli_scan_json(argc, argv);
 	/* '+': the options after the command are the command's. */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hV", options, NULL)) != -1) {

@@ -126,18 +126,19 @@ static int pincmd_fiemap(struct pincmd_file *f, int fd)
 static int pincmd_check_volume(struct cli *cli, const char *name, const char *path,
 			       const struct stat *file, uint64_t *extent_size)
 {
-	struct json_object *params, *pool = NULL;
+	struct json_object *params, *result = NULL, *pool;
 	const char *volume;
 	struct stat st;
 	int r;
 
 	params = cli_params(name);
-	r = cli_call(cli, "pool.show", params, NULL, &pool);
+	r = cli_call(cli, "pool.show", params, NULL, &result);
 	json_object_put(params);
 	if (r)
 		return r;
+	pool = member_get(result, "pool");
 	volume = member_string(pool, "dm_device");
-	if (member_uint(pool, "extent_size", extent_size) < 0 || !*extent_size)
+	if (member_uint(pool, "extent_size_bytes", extent_size) < 0 || !*extent_size)
 		r = cli_output_done(-EINVAL);
 	else if (!volume || strcmp(member_string(pool, "state") ? member_string(pool, "state") : "",
 				   "active"))
@@ -149,7 +150,7 @@ static int pincmd_check_volume(struct cli *cli, const char *name, const char *pa
 			     " must be on a filesystem made directly on the volume", path,
 			     major(file->st_dev), minor(file->st_dev), name, volume,
 			     major(st.st_rdev), minor(st.st_rdev));
-	json_object_put(pool);
+	json_object_put(result);
 	return r;
 }
 
@@ -208,7 +209,7 @@ static int pincmd_print(struct cli *cli, struct json_object *result, const char 
 	if (!json_object_is_type(pins, json_type_array))
 		return cli_output_done(-EINVAL);
 	if (cli->json)
-		return cli_print_json(pins);
+		return cli_print_json(result);
 	if (printf("%s\n\n", done) < 0)
 		return cli_output_done(-EIO);
 	if (!json_object_array_length(pins))
@@ -277,10 +278,10 @@ int pincmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char **
 		size_t n = f.n - i < PINCMD_RANGES_PER_REQUEST ? f.n - i : PINCMD_RANGES_PER_REQUEST;
 		struct json_object *params = cli_params(args[0]);
 
-		/* One range goes as offset and length, which tierd has always taken. */
+		/* One range goes as offset_bytes and size_bytes, the plainer request. */
 		if (n == 1) {
-			cli_param_uint(&params, "offset", f.ranges[i].start);
-			cli_param_uint(&params, "length", f.ranges[i].length);
+			cli_param_uint(&params, "offset_bytes", f.ranges[i].start);
+			cli_param_uint(&params, "size_bytes", f.ranges[i].length);
 		} else {
 			cli_param_ranges(&params, "ranges", &f.ranges[i], n);
 		}

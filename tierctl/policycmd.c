@@ -34,9 +34,9 @@ static int policycmd_print_list(FILE *out, struct json_object *policies)
 		{ "Name", "name", TABLE_STRING },
 		{ "Promote", "promote", TABLE_STRING },
 		{ "Demote", "demote", TABLE_STRING },
-		{ "Headroom", "ssd_headroom", TABLE_STRING },
+		{ "Headroom", "ssd_headroom_share", TABLE_STRING },
 		{ "Hysteresis", "hysteresis", TABLE_STRING },
-		{ "Min residency", "min_residency_s", TABLE_STRING },
+		{ "Min residency", "min_residency_seconds", TABLE_STRING },
 		{ "Description", "description", TABLE_STRING },
 	};
 	size_t n = json_object_array_length(policies);
@@ -53,9 +53,9 @@ static int policycmd_print_list(FILE *out, struct json_object *policies)
 		uint64_t seconds;
 
 		table_add_members(t, p, 3);
-		table_add_string(t, policycmd_number(p, "ssd_headroom", 100.0, 0, "%", headroom));
+		table_add_string(t, policycmd_number(p, "ssd_headroom_share", 100.0, 0, "%", headroom));
 		table_add_string(t, policycmd_number(p, "hysteresis", 1.0, 1, "x", hysteresis));
-		table_add_string(t, member_uint(p, "min_residency_s", &seconds) < 0 ? NULL :
+		table_add_string(t, member_uint(p, "min_residency_seconds", &seconds) < 0 ? NULL :
 				    timefmt_duration(seconds, residency, sizeof(residency)));
 		table_add_members(t, p, 1);
 	}
@@ -81,7 +81,7 @@ static int policycmd_list(struct cli *cli, const struct cli_command *cmd, int ar
 	if (!json_object_is_type(policies, json_type_array))
 		r = cli_output_done(-EINVAL);
 	else if (cli->json)
-		r = cli_print_json(policies);
+		r = cli_print_json(result);
 	else if (!json_object_array_length(policies))
 		r = cli_output_done(printf("No policies.\n") < 0 ? -EIO : 0);
 	else
@@ -111,7 +111,8 @@ static int policycmd_set(struct cli *cli, const struct cli_command *cmd, int arg
 		goto out;
 	}
 	r = printf("Pool %s now tiers by policy %s.\n\n", args[0],
-		   member_string(result, "policy") ? member_string(result, "policy") : args[1]);
+		   member_string(member_get(result, "schedule"), "policy") ?
+			   member_string(member_get(result, "schedule"), "policy") : args[1]);
 	r = cli_output_done(r < 0 ? -EIO : tierview_print_schedule(stdout, args[0], result));
 out:
 	json_object_put(result);
@@ -145,7 +146,7 @@ static const struct cli_command policycmd_commands[] = {
 			"(min_heat).\n",
 		.examples =
 			"  tierctl policy list\n"
-			"  tierctl policy list --json | jq -r '.[].name'\n",
+			"  tierctl policy list --json | jq -r '.policies[].name'\n",
 		.run = policycmd_list,
 		.method = "policy.list",
 	},

@@ -23,10 +23,14 @@
 
 /* The pool object that a change returns: as JSON, or cmd's summary line. */
 static int poolcmd_print_changed(struct cli *cli, const struct cli_command *cmd,
-				 struct json_object *pool)
+				 struct json_object *result)
 {
+	struct json_object *pool = member_get(result, "pool");
+
 	if (cli->json)
-		return cli_print_json(pool);
+		return cli_print_json(result);
+	if (!json_object_is_type(pool, json_type_object))
+		return cli_output_done(-EINVAL);
 	return cli_output_done(poolview_print_change(stdout, cmd->done, pool, NULL));
 }
 
@@ -62,7 +66,7 @@ static int poolcmd_create(struct cli *cli, const struct cli_command *cmd, int ar
 	if (ssd)
 		cli_param_path(&params, "ssd", ssd);
 	if (extent_text)
-		cli_param_uint(&params, "extent_size", extent);
+		cli_param_uint(&params, "extent_size_bytes", extent);
 	if (force)
 		cli_param_bool(&params, "force", true);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
@@ -92,7 +96,7 @@ static int poolcmd_list(struct cli *cli, const struct cli_command *cmd, int argc
 	if (!json_object_is_type(pools, json_type_array))
 		r = cli_output_done(-EINVAL);
 	else if (cli->json)
-		r = cli_print_json(pools);
+		r = cli_print_json(result);
 	else if (!json_object_array_length(pools))
 		r = cli_output_done(printf("No pools.\n") < 0 ? -EIO : 0);
 	else
@@ -134,7 +138,9 @@ static int poolcmd_named(struct cli *cli, const struct cli_command *cmd, int arg
 	else if (!strcmp(cli_command_word(cmd), "destroy"))
 		r = cli_output_done(printf("Destroyed pool %s.\n", args[0]) < 0 ? -EIO : 0);
 	else if (!cmd->done)
-		r = cli_output_done(poolview_print_show(stdout, result));
+		r = json_object_is_type(member_get(result, "pool"), json_type_object) ?
+			    cli_output_done(poolview_print_show(stdout, member_get(result, "pool"))) :
+			    cli_output_done(-EINVAL);
 	else
 		r = poolcmd_print_changed(cli, cmd, result);
 out:
@@ -200,8 +206,12 @@ static int poolcmd_drop_missing(struct cli *cli, const struct cli_command *cmd, 
 	progress_last(progress, &done, &unit);
 	if (asprintf(&after, "; %" PRIu64 " lost extents now read as zeros", done) < 0)
 		after = NULL;
-	r = after ? cli_output_done(poolview_print_change(stdout, cmd->done, result, after)) :
-		    cli_output_done(-ENOMEM);
+	if (!json_object_is_type(member_get(result, "pool"), json_type_object))
+		r = cli_output_done(-EINVAL);
+	else
+		r = after ? cli_output_done(poolview_print_change(stdout, cmd->done,
+								  member_get(result, "pool"), after)) :
+			    cli_output_done(-ENOMEM);
 out:
 	free(after);
 	progress_free(progress);
@@ -253,10 +263,10 @@ static const struct cli_command poolcmd_commands[] = {
 			"List every pool tierd knows, active or not: its state, the volume's\n"
 			"size, each tier's usable size ('-' when the pool has no such tier) and\n"
 			"the extent size.  Sizes use binary units (1 GiB = 1024 MiB); --json\n"
-			"gives the pools as tierd describes them, sizes in bytes.\n",
+			"gives {\"pools\": [...]} as tierd describes them, sizes in bytes.\n",
 		.examples =
 			"  tierctl pool list\n"
-			"  tierctl pool list --json | jq -r '.[].name'\n",
+			"  tierctl pool list --json | jq -r '.pools[].name'\n",
 		.run = poolcmd_list,
 		.method = "pool.list",
 	},

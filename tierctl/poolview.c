@@ -6,7 +6,6 @@
 #include "tierview.h"
 #include "array.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -71,10 +70,10 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 	static const struct table_column columns[] = {
 		{ "Name", "name", TABLE_STRING },
 		{ "State", "state", TABLE_STRING },
-		{ "Size", "size_bytes", TABLE_BYTES },
-		{ "SSD", "ssd_bytes", TABLE_BYTES },
-		{ "HDD", "hdd_bytes", TABLE_BYTES },
-		{ "Extent", "extent_size", TABLE_BYTES },
+		{ "Volume", "size_bytes", TABLE_BYTES },
+		{ "SSD usable", "ssd_usable_bytes", TABLE_BYTES },
+		{ "HDD usable", "hdd_usable_bytes", TABLE_BYTES },
+		{ "Extent size", "extent_size_bytes", TABLE_BYTES },
 	};
 	size_t n = json_object_array_length(pools);
 	struct table *t;
@@ -87,8 +86,8 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 		struct json_object *pool = json_object_array_get_idx(pools, i);
 
 		table_add_members(t, pool, 3);
-		table_add_json(t, member_get(poolview_tier(pool, "ssd"), "size_bytes"));
-		table_add_json(t, member_get(poolview_tier(pool, "hdd"), "size_bytes"));
+		table_add_json(t, member_get(poolview_tier(pool, "ssd"), "usable_bytes"));
+		table_add_json(t, member_get(poolview_tier(pool, "hdd"), "usable_bytes"));
 		table_add_members(t, pool, 1);
 	}
 	r = table_print(t, out);
@@ -113,9 +112,9 @@ static char *poolview_heat(struct json_object *pool)
 	}
 	if (asprintf(&text, "on: %s areas x %s = %s of kernel memory for dm-stats (bound %s)",
 		     poolview_count(heat, "areas", areas),
-		     poolview_size(heat, "kernel_bytes_per_area", per_area),
+		     poolview_size(heat, "area_kernel_bytes", per_area),
 		     poolview_size(heat, "kernel_bytes", used),
-		     poolview_size(heat, "limit_bytes", bound)) < 0)
+		     poolview_size(heat, "kernel_limit_bytes", bound)) < 0)
 		return NULL;
 	return text;
 }
@@ -143,12 +142,12 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		{ "Pool", "name", TABLE_STRING },
 		{ "UUID", "uuid", TABLE_STRING },
 		{ "State", "state", TABLE_STRING },
-		{ "Size", "size", TABLE_STRING },
+		{ "Volume size", "volume", TABLE_STRING },
 		{ "SSD grows volume", "ssd_grows_volume", TABLE_BOOL },
 		{ "Metadata generation", "metadata_generation", TABLE_UINT },
 		{ "Heat", "heat", TABLE_STRING },
 		{ "Tiering", "schedule", TABLE_STRING },
-		{ "Next run", "next_run", TABLE_STRING },
+		{ "Next run", "next_run_at", TABLE_STRING },
 	};
 	char size[SIZE_FORMAT_MAX], extents[SIZE_FORMAT_MAX], extent[SIZE_FORMAT_MAX];
 	char *state = NULL, *size_text = NULL, *heat_text = NULL, *tiering = NULL;
@@ -171,8 +170,8 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		state = NULL;
 	}
 	if (asprintf(&size_text, "%s (%s extents of %s)", poolview_size(pool, "size_bytes", size),
-		     poolview_count(pool, "extents", extents),
-		     poolview_size(pool, "extent_size", extent)) < 0)
+		     poolview_count(pool, "total_extents", extents),
+		     poolview_size(pool, "extent_size_bytes", extent)) < 0)
 		size_text = NULL;
 	heat_text = poolview_heat(pool);
 	tiering = poolview_tiering(member_get(pool, "schedule"));
@@ -236,7 +235,7 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 	static const struct table_column columns[] = {
 		{ "Tier", "tier", TABLE_STRING },
 		{ "Device", "path", TABLE_STRING },
-		{ "Size", "size_bytes", TABLE_BYTES },
+		{ "Device size", "size_bytes", TABLE_BYTES },
 		{ "Extents", "total_extents", TABLE_UINT },
 		{ "Used", "used_extents", TABLE_UINT },
 		{ "Free", "free_extents", TABLE_UINT },
@@ -283,22 +282,22 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 int poolview_print_change(FILE *out, const char *before, struct json_object *pool,
 			  const char *after)
 {
-	struct json_object *tiers = poolview_tiers(pool);
-	size_t n = tiers ? json_object_array_length(tiers) : 0;
-	char size[SIZE_FORMAT_MAX];
+	struct json_object *ssd = poolview_tier(pool, "ssd"), *hdd = poolview_tier(pool, "hdd");
+	char size[SIZE_FORMAT_MAX], ssd_size[SIZE_FORMAT_MAX], hdd_size[SIZE_FORMAT_MAX];
 	const char *state = poolview_string(pool, "state");
 
-	fprintf(out, "%s %s: %s, %s (", before, poolview_string(pool, "name"),
+	fprintf(out, "%s %s: %s, %s", before, poolview_string(pool, "name"),
 		strcmp(state, "active") ? state : poolview_string(pool, "dm_device"),
 		poolview_size(pool, "size_bytes", size));
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *tier = json_object_array_get_idx(tiers, i);
-
-		fprintf(out, "%s", i ? " + " : "");
-		for (const char *p = poolview_string(tier, "class"); *p; p++)
-			fputc(toupper((unsigned char)*p), out);
-		fprintf(out, " %s", poolview_size(tier, "size_bytes", size));
-	}
-	fprintf(out, ")%s\n", after ? after : "");
+	/* Usable sizes, reserves left out, so that what is added up adds up to the volume. */
+	poolview_size(ssd, "usable_bytes", ssd_size);
+	poolview_size(hdd, "usable_bytes", hdd_size);
+	if (ssd && member_bool(pool, "ssd_grows_volume"))
+		fprintf(out, " (SSD %s + HDD %s)", ssd_size, hdd_size);
+	else if (ssd)
+		fprintf(out, " (HDD %s; SSD %s for hot extents, not counted)", hdd_size, ssd_size);
+	else
+		fprintf(out, " (HDD %s)", hdd_size);
+	fprintf(out, "%s\n", after ? after : "");
 	return ferror(out) ? -EIO : 0;
 }

@@ -40,7 +40,7 @@ int runscmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char *
 	if (!json_object_is_type(runs, json_type_array))
 		r = cli_output_done(-EINVAL);
 	else if (cli->json)
-		r = cli_print_json(runs);
+		r = cli_print_json(result);
 	else if (!json_object_array_length(runs))
 		r = cli_output_done(printf("No tiering runs yet.\n") < 0 ? -EIO : 0);
 	else

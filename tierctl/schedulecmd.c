@@ -117,7 +117,7 @@ static int schedulecmd_set(struct cli *cli, const struct cli_command *cmd, int a
 	if (max_text)
 		cli_param_uint(&params, "max_bytes", max_bytes);
 	if (rate_text)
-		cli_param_uint(&params, "rate", rate);
+		cli_param_uint(&params, "rate_bytes_per_second", rate);
 	if (io)
 		cli_param_string(&params, "io_awareness", io);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
@@ -127,8 +127,13 @@ static int schedulecmd_set(struct cli *cli, const struct cli_command *cmd, int a
 		r = cli_print_json(result);
 		goto out;
 	}
+	if (!json_object_is_type(member_get(result, "schedule"), json_type_object)) {
+		r = cli_output_done(-EINVAL);
+		goto out;
+	}
 	r = printf("Set the schedule of pool %s.\n\n", args[0]);
-	r = cli_output_done(r < 0 ? -EIO : tierview_print_schedule(stdout, args[0], result));
+	r = cli_output_done(r < 0 ? -EIO : tierview_print_schedule(stdout, args[0],
+								     member_get(result, "schedule")));
 out:
 	free(spec);
 	json_object_put(result);
@@ -151,8 +156,11 @@ static int schedulecmd_show(struct cli *cli, const struct cli_command *cmd, int 
 		goto out;
 	if (cli->json)
 		r = cli_print_json(result);
+	else if (!json_object_is_type(member_get(result, "schedule"), json_type_object))
+		r = cli_output_done(-EINVAL);
 	else
-		r = cli_output_done(tierview_print_schedule(stdout, args[0], result));
+		r = cli_output_done(tierview_print_schedule(stdout, args[0],
+							    member_get(result, "schedule")));
 out:
 	json_object_put(result);
 	json_object_put(params);
@@ -205,11 +213,11 @@ static const struct cli_command schedulecmd_commands[] = {
 			"Show when pool NAME's tiering runs start (the schedule and its window),\n"
 			"the limits on a run's bytes and copy rate, how runs yield to the\n"
 			"volume's I/O, the policy, whether runs are paused or one is running,\n"
-			"and when the next run is due, in local time.  --json gives tierd's\n"
-			"schedule object, times in UTC.\n",
+			"and when the next run is due, in local time.  --json gives\n"
+			"{\"schedule\": {...}}, times in UTC.\n",
 		.examples =
 			"  tierctl schedule show tank\n"
-			"  tierctl schedule show tank --json | jq -r .next_run\n",
+			"  tierctl schedule show tank --json | jq -r .schedule.next_run_at\n",
 		.run = schedulecmd_show,
 		.method = "schedule.show",
 	},

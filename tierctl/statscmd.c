@@ -107,11 +107,11 @@ static const char *statscmd_last_run(struct json_object *run, char buf[2 * TIERV
 		return "-";
 	snprintf(buf, 2 * TIERVIEW_TEXT_MAX, "%" PRIu64 " (%s, %s), started %s", id,
 		 trigger ? trigger : "-", result ? result : "-",
-		 tierview_time(run, "started", started));
+		 tierview_time(run, "started_at", started));
 	return buf;
 }
 
-/* "/dev/vdb, /dev/vdc": tierd's device paths, or the objects' paths as pool.show has them. */
+/* "/dev/vdb, /dev/vdc": the paths of the tier's device objects. */
 static char *statscmd_devices(struct json_object *tier)
 {
 	struct json_object *devices = member_get(tier, "devices");
@@ -124,9 +124,7 @@ static char *statscmd_devices(struct json_object *tier)
 	if (!f)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *dev = json_object_array_get_idx(devices, i);
-		const char *path = json_object_is_type(dev, json_type_string) ?
-					   json_object_get_string(dev) : member_string(dev, "path");
+		const char *path = member_string(json_object_array_get_idx(devices, i), "path");
 
 		fprintf(f, "%s%s", i ? ", " : "", path ? path : "-");
 	}
@@ -148,7 +146,7 @@ static int statscmd_print_tiers(FILE *out, struct json_object *tiers)
 		{ "Tier", "name", TABLE_STRING },
 		{ "Class", "class", TABLE_STRING },
 		{ "Devices", "devices", TABLE_STRING },
-		{ "Size", "size_bytes", TABLE_BYTES },
+		{ "Usable", "usable_bytes", TABLE_BYTES },
 		{ "Extents", "total_extents", TABLE_UINT },
 		{ "Used", "used_extents", TABLE_UINT },
 		{ "Free", "free_extents", TABLE_UINT },
@@ -180,10 +178,10 @@ static int statscmd_print_tiers(FILE *out, struct json_object *tiers)
 static int statscmd_print_history(FILE *out, struct json_object *history)
 {
 	static const struct table_column columns[] = {
-		{ "Start", "start", TABLE_STRING },
+		{ "Start", "started_at", TABLE_STRING },
 		{ "Reads", "reads", TABLE_UINT },
 		{ "Writes", "writes", TABLE_UINT },
-		{ "SSD share", "ssd_io_fraction", TABLE_STRING },
+		{ "SSD share", "ssd_io_share", TABLE_STRING },
 		{ "Promoted", "promoted_bytes", TABLE_BYTES },
 		{ "Demoted", "demoted_bytes", TABLE_BYTES },
 	};
@@ -198,10 +196,10 @@ static int statscmd_print_history(FILE *out, struct json_object *history)
 		struct json_object *row = json_object_array_get_idx(history, i);
 		char start[TIERVIEW_TEXT_MAX], share[TIERVIEW_TEXT_MAX], padded[TIERVIEW_TEXT_MAX + 8];
 
-		table_add_string(t, tierview_time(row, "start", start));
+		table_add_string(t, tierview_time(row, "started_at", start));
 		table_add_members(t, row, 2);
 		/* Padded to "100.0%": a column of numbers reads best right-aligned. */
-		snprintf(padded, sizeof(padded), "%6s", tierview_percent(row, "ssd_io_fraction", share));
+		snprintf(padded, sizeof(padded), "%6s", tierview_percent(row, "ssd_io_share", share));
 		table_add_string(t, padded);
 		table_add_members(t, row, 2);
 	}
@@ -213,21 +211,21 @@ static int statscmd_print_history(FILE *out, struct json_object *history)
 static int statscmd_print(FILE *out, struct json_object *stats)
 {
 	static const struct table_column head_columns[] = {
-		{ "Pool", "pool", TABLE_STRING },
-		{ "Extent size", "extent_size", TABLE_BYTES },
+		{ "Pool", "name", TABLE_STRING },
+		{ "Extent size", "extent_size_bytes", TABLE_BYTES },
 		{ "State", "state", TABLE_STRING },
 	};
 	static const struct table_column body_columns[] = {
 		{ "I/O window", "window", TABLE_STRING },
 		{ "Reads", "reads", TABLE_UINT },
 		{ "Writes", "writes", TABLE_UINT },
-		{ "SSD share of I/O", "ssd_io_fraction", TABLE_STRING },
+		{ "SSD share of I/O", "ssd_io_share", TABLE_STRING },
 		{ "Promoted in total", "promoted", TABLE_STRING },
 		{ "Demoted in total", "demoted", TABLE_STRING },
-		{ "Failed moves", "failed", TABLE_UINT },
+		{ "Failed moves", "failed_extents", TABLE_UINT },
 		{ "Last run", "last_run", TABLE_STRING },
 		{ "Schedule", "spec", TABLE_STRING },
-		{ "Next run", "next_run", TABLE_STRING },
+		{ "Next run", "next_run_at", TABLE_STRING },
 	};
 	struct json_object *io = member_get(stats, "io"), *migration = member_get(stats, "migration");
 	struct json_object *schedule = member_get(stats, "schedule");
@@ -260,7 +258,7 @@ static int statscmd_print(FILE *out, struct json_object *stats)
 	table_add_string(t, member_uint(io, "window_seconds", &seconds) < 0 ? NULL :
 			    timefmt_duration(seconds, window, sizeof(window)));
 	table_add_members(t, io, 2);
-	table_add_string(t, tierview_percent(io, "ssd_io_fraction", share));
+	table_add_string(t, tierview_percent(io, "ssd_io_share", share));
 	table_add_string(t, statscmd_moved(migration, "promoted", promoted));
 	table_add_string(t, statscmd_moved(migration, "demoted", demoted));
 	table_add_members(t, migration, 1);
@@ -305,14 +303,14 @@ static int statscmd_plot_script(FILE *f, const char *name, bool svg, struct json
 	fprintf(f, "$history << EOD\n");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *row = json_object_array_get_idx(history, i);
-		struct json_object *fraction = member_get(row, "ssd_io_fraction");
-		const char *start = member_string(row, "start");
+		struct json_object *fraction = member_get(row, "ssd_io_share");
+		const char *start = member_string(row, "started_at");
 		uint64_t seconds = 0, promoted = 0, demoted = 0;
 		time_t t;
 
 		if (!start || timefmt_parse_iso(start, &t) < 0)
 			return -EINVAL;
-		member_uint(row, "seconds", &seconds);
+		member_uint(row, "duration_seconds", &seconds);
 		member_uint(row, "promoted_bytes", &promoted);
 		member_uint(row, "demoted_bytes", &demoted);
 		/* Columns: interval start, its middle (where it is drawn), share %, MiB up, down, length. */
@@ -460,7 +458,7 @@ int statscmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char 
 		CLI_VALUE("step", &o.step),
 		CLI_VALUE("plot", &o.plot),
 	};
-	struct json_object *params = NULL, *result = NULL;
+	struct json_object *params = NULL, *result = NULL, *stats;
 	char **args;
 	int n_args, r;
 
@@ -473,24 +471,29 @@ int statscmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char 
 		return r;
 	params = cli_params(args[0]);
 	if (o.window)
-		cli_param_uint(&params, "window", o.window_s);
+		cli_param_uint(&params, "window_seconds", o.window_s);
 	if (o.history_s)
-		cli_param_uint(&params, "history", o.history_s);
+		cli_param_uint(&params, "history_seconds", o.history_s);
 	if (o.step)
-		cli_param_uint(&params, "step", o.step_s);
+		cli_param_uint(&params, "step_seconds", o.step_s);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (r)
 		goto out;
+	stats = member_get(result, "stats");
+	if (!json_object_is_type(stats, json_type_object)) {
+		r = cli_output_done(-EINVAL);
+		goto out;
+	}
 	/* The picture first: the text below it should not claim a plot that failed. */
 	if (o.plot) {
-		r = statscmd_plot(o.plot, o.svg, args[0], member_get(result, "history"));
+		r = statscmd_plot(o.plot, o.svg, args[0], member_get(stats, "history"));
 		if (r)
 			goto out;
 	}
 	if (cli->json)
 		r = cli_print_json(result);
 	else
-		r = cli_output_done(statscmd_print(stdout, result));
+		r = cli_output_done(statscmd_print(stdout, stats));
 	if (!r && o.plot && !cli->json)
 		r = cli_output_done(printf("\nDrew the history into %s.\n", o.plot) < 0 ? -EIO : 0);
 out:

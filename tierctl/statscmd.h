@@ -40,7 +40,7 @@ cli_run_fn statscmd_run;
 		.examples = "  tierctl stats tank\n"                                          \
 			    "  tierctl stats tank --window 24h --history 6h --step 30m\n"     \
 			    "  tierctl stats tank --history 7d --step 6h --plot tank-week.svg\n" \
-			    "  tierctl stats tank --json | jq .io.ssd_io_fraction\n",        \
+			    "  tierctl stats tank --json | jq .stats.io.ssd_io_share\n",      \
 		.run = statscmd_run,                                                         \
 		.method = "pool.stats",                                                      \
 	}

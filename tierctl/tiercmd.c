@@ -25,14 +25,17 @@
 
 /* The pool after a change to ssd: as JSON, or "Attached SSD to pool ...", then after. */
 static int tiercmd_print_changed(struct cli *cli, const char *verb, const char *ssd,
-				 const char *preposition, struct json_object *pool,
+				 const char *preposition, struct json_object *result,
 				 const char *after)
 {
+	struct json_object *pool = member_get(result, "pool");
 	char *before;
 	int r;
 
 	if (cli->json)
-		return cli_print_json(pool);
+		return cli_print_json(result);
+	if (!json_object_is_type(pool, json_type_object))
+		return cli_output_done(-EINVAL);
 	if (asprintf(&before, "%s %s %s pool", verb, ssd, preposition) < 0)
 		return cli_output_done(-ENOMEM);
 	r = cli_output_done(poolview_print_change(stdout, before, pool, after));
@@ -172,10 +175,9 @@ static int tiercmd_call_run(struct cli *cli, const char *method, struct json_obj
 		r = client_call(cli->client, method, params, tiercmd_on_run_progress, progress,
 				result, &error);
 	progress_end(progress);
-	if (r < 0)
-		cli_fail("%s", error.message ? error.message : strerror(-r));
+	r = cli_call_failed(r, &error);
 	client_error_clear(&error);
-	return r < 0 ? CLI_EXIT_FAILURE : 0;
+	return r;
 }
 
 /* "12 extents (48.0 MiB)" from KIND_extents and KIND_bytes of a plan. */
@@ -202,11 +204,11 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 		{ "Policy", "policy", TABLE_STRING },
 		{ "Promote", "promote", TABLE_STRING },
 		{ "Demote", "demote", TABLE_STRING },
-		{ "SSD share of I/O", "ssd_share", TABLE_STRING },
+		{ "SSD share of I/O", "ssd_io_share", TABLE_STRING },
 	};
 	static const struct table_column move_columns[] = {
 		{ "Extent", "extent", TABLE_UINT },
-		{ "Offset", "offset", TABLE_BYTES },
+		{ "Offset", "offset_bytes", TABLE_BYTES },
 		{ "Heat", "heat", TABLE_STRING },
 		{ "To", "to", TABLE_STRING },
 	};
@@ -219,15 +221,15 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 	int r;
 
 	snprintf(share, sizeof(share), "%s -> %s (expected)",
-		 tierview_percent(plan, "ssd_share_before", before),
-		 tierview_percent(plan, "ssd_share_after", after));
+		 tierview_percent(plan, "ssd_io_share_before", before),
+		 tierview_percent(plan, "ssd_io_share_after", after));
 	r = table_new(summary_columns, ARRAY_SIZE(summary_columns), &t);
 	if (r < 0)
 		return r;
 	table_add_string(t, name);
 	table_add_members(t, plan, 1);
-	table_add_string(t, tiercmd_plan_moves(plan, "promote", promote));
-	table_add_string(t, tiercmd_plan_moves(plan, "demote", demote));
+	table_add_string(t, tiercmd_plan_moves(plan, "promoted", promote));
+	table_add_string(t, tiercmd_plan_moves(plan, "demoted", demote));
 	table_add_string(t, share);
 	r = table_print_fields(t, out);
 	table_free(t);
@@ -235,7 +237,7 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 	if (r < 0)
 		return r;
 
-	member_uint(plan, "moves_total", &total);
+	member_uint(plan, "planned_extents", &total);
 	if (!total)
 		return fprintf(out, "\nNothing to move.\n") < 0 ? -EIO : 0;
 	if (!n)
@@ -333,7 +335,7 @@ static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc,
 		goto out;
 	}
 	if (cli->json)
-		r = cli_print_json(run);
+		r = cli_print_json(result);
 	else if (!wait)
 		r = cli_output_done(printf("Started tiering run %" PRIu64 " on pool %s.\n", id,
 					   args[0]) < 0 ? -EIO : 0);
@@ -372,7 +374,8 @@ static int tiercmd_pause(struct cli *cli, const struct cli_command *cmd, int arg
 					   " tier resume %s'.\n", args[0], args[0]) < 0 ? -EIO : 0);
 	else
 		r = cli_output_done(printf("Resumed tiering of pool %s; next run: %s.\n", args[0],
-					   tierview_next_run(result, next)) < 0 ? -EIO : 0);
+					   tierview_next_run(member_get(result, "schedule"), next)) <
+				    0 ? -EIO : 0);
 out:
 	json_object_put(result);
 	json_object_put(params);
@@ -453,8 +456,7 @@ static const struct cli_command tiercmd_commands[] = {
 			"volume's recent I/O that the SSD served before and would serve after,\n"
 			"and the first moves.\n"
 			"\n"
-			"--json prints the run as tierd describes it or, with --dry-run, tierd's\n"
-			"reply {\"plan\": {...}}.\n",
+			"--json prints {\"run\": {...}} or, with --dry-run, {\"plan\": {...}}.\n",
 		.options =
 			"      --wait              follow the run until it ends\n"
 			"      --dry-run           plan a run but move nothing\n"
@@ -463,7 +465,7 @@ static const struct cli_command tiercmd_commands[] = {
 		.examples =
 			"  tierctl tier now tank --dry-run\n"
 			"  tierctl tier now tank --wait\n"
-			"  tierctl tier now tank --json | jq .id\n",
+			"  tierctl tier now tank --json | jq .run.id\n",
 		.run = tiercmd_now,
 		.method = "tier.now",
 	},

@@ -43,7 +43,7 @@ const char *tierview_percent(struct json_object *obj, const char *key,
 const char *tierview_next_run(struct json_object *schedule, char buf[TIERVIEW_TEXT_MAX])
 {
 	struct json_object *paused = member_get(schedule, "paused");
-	const char *iso = member_string(schedule, "next_run");
+	const char *iso = member_string(schedule, "next_run_at");
 	char local[TIMEFMT_MAX], in[TIMEFMT_MAX];
 	time_t t, now = time(NULL);
 
@@ -83,12 +83,12 @@ int tierview_print_schedule(FILE *out, const char *name, struct json_object *sch
 		{ "Schedule", "spec", TABLE_STRING },
 		{ "Window", "window", TABLE_STRING },
 		{ "Max per run", "max_bytes", TABLE_STRING },
-		{ "Rate", "rate", TABLE_STRING },
+		{ "Rate", "rate_bytes_per_second", TABLE_STRING },
 		{ "I/O awareness", "io_awareness", TABLE_STRING },
 		{ "Policy", "policy", TABLE_STRING },
 		{ "Paused", "paused", TABLE_BOOL },
 		{ "Running", "running", TABLE_BOOL },
-		{ "Next run", "next_run", TABLE_STRING },
+		{ "Next run", "next_run_at", TABLE_STRING },
 	};
 	char max[TIERVIEW_TEXT_MAX], rate[TIERVIEW_TEXT_MAX], next[TIERVIEW_TEXT_MAX];
 	const char *window = member_string(schedule, "window");
@@ -103,7 +103,7 @@ int tierview_print_schedule(FILE *out, const char *name, struct json_object *sch
 	/* null is not "unknown" here: it is the absence of a window. */
 	table_add_string(t, window && *window ? window : "any time");
 	table_add_string(t, tierview_limit(schedule, "max_bytes", "", max));
-	table_add_string(t, tierview_limit(schedule, "rate", "/s", rate));
+	table_add_string(t, tierview_limit(schedule, "rate_bytes_per_second", "/s", rate));
 	table_add_members(t, schedule, 4);
 	table_add_string(t, tierview_next_run(schedule, next));
 	r = table_print_fields(t, out);
@@ -114,12 +114,12 @@ int tierview_print_schedule(FILE *out, const char *name, struct json_object *sch
 /* How long the run took, or has taken so far while it runs. */
 static const char *tierview_run_duration(struct json_object *run, char buf[TIERVIEW_TEXT_MAX])
 {
-	const char *started = member_string(run, "started"), *finished;
+	const char *started = member_string(run, "started_at"), *finished;
 	time_t from, to;
 
 	if (!started || timefmt_parse_iso(started, &from) < 0)
 		return "-";
-	finished = member_string(run, "finished");
+	finished = member_string(run, "ended_at");
 	if (!finished)
 		to = time(NULL);
 	else if (timefmt_parse_iso(finished, &to) < 0)
@@ -152,13 +152,13 @@ int tierview_print_run(FILE *out, struct json_object *run)
 		{ "Run", "id", TABLE_UINT },
 		{ "Trigger", "trigger", TABLE_STRING },
 		{ "Policy", "policy", TABLE_STRING },
-		{ "Started", "started", TABLE_STRING },
-		{ "Finished", "finished", TABLE_STRING },
-		{ "Duration", "duration", TABLE_STRING },
+		{ "Started", "started_at", TABLE_STRING },
+		{ "Ended", "ended_at", TABLE_STRING },
+		{ "Duration", "duration_seconds", TABLE_STRING },
 		{ "Planned", "planned_extents", TABLE_UINT },
 		{ "Promoted", "promoted", TABLE_STRING },
 		{ "Demoted", "demoted", TABLE_STRING },
-		{ "Failed", "failed", TABLE_UINT },
+		{ "Failed", "failed_extents", TABLE_UINT },
 		{ "Result", "result", TABLE_STRING },
 		{ "Message", "message", TABLE_STRING },
 	};
@@ -171,8 +171,8 @@ int tierview_print_run(FILE *out, struct json_object *run)
 	if (r < 0)
 		return r;
 	table_add_members(t, run, 3);
-	table_add_string(t, tierview_time(run, "started", started));
-	table_add_string(t, tierview_time(run, "finished", finished));
+	table_add_string(t, tierview_time(run, "started_at", started));
+	table_add_string(t, tierview_time(run, "ended_at", finished));
 	table_add_string(t, tierview_run_duration(run, duration));
 	table_add_members(t, run, 1);
 	table_add_string(t, tierview_moved(run, "promoted", promoted));
@@ -188,12 +188,12 @@ int tierview_print_runs(FILE *out, struct json_object *runs)
 	static const struct table_column columns[] = {
 		{ "ID", "id", TABLE_UINT },
 		{ "Trigger", "trigger", TABLE_STRING },
-		{ "Started", "started", TABLE_STRING },
-		{ "Duration", "duration", TABLE_STRING },
+		{ "Started", "started_at", TABLE_STRING },
+		{ "Duration", "duration_seconds", TABLE_STRING },
 		{ "Promoted", "promoted_extents", TABLE_UINT },
 		{ "Demoted", "demoted_extents", TABLE_UINT },
-		{ "Bytes", "bytes", TABLE_BYTES },
-		{ "Failed", "failed", TABLE_UINT },
+		{ "Moved", "moved_bytes", TABLE_BYTES },
+		{ "Failed", "failed_extents", TABLE_UINT },
 		{ "Result", "result", TABLE_STRING },
 	};
 	size_t n = json_object_array_length(runs);
@@ -208,7 +208,7 @@ int tierview_print_runs(FILE *out, struct json_object *runs)
 		char started[TIERVIEW_TEXT_MAX], duration[TIERVIEW_TEXT_MAX];
 
 		table_add_members(t, run, 2);
-		table_add_string(t, tierview_time(run, "started", started));
+		table_add_string(t, tierview_time(run, "started_at", started));
 		table_add_string(t, tierview_run_duration(run, duration));
 		table_add_members(t, run, 5);
 	}
@@ -222,8 +222,8 @@ int tierview_print_pins(FILE *out, struct json_object *pins)
 	static const struct table_column columns[] = {
 		{ "First extent", "first_extent", TABLE_UINT },
 		{ "Extents", "extents", TABLE_UINT },
-		{ "Offset", "offset", TABLE_BYTES },
-		{ "Length", "length", TABLE_BYTES },
+		{ "Offset", "offset_bytes", TABLE_BYTES },
+		{ "Length", "size_bytes", TABLE_BYTES },
 		{ "Tier", "tier", TABLE_STRING },
 	};
 	size_t n = json_object_array_length(pins);

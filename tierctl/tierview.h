@@ -30,7 +30,7 @@ int tierview_print_schedule(FILE *out, const char *name, struct json_object *sch
 /* A run object as "Field:  value" lines. */
 int tierview_print_run(FILE *out, struct json_object *run);
 
-/* A line per run: ID TRIGGER STARTED DURATION PROMOTED DEMOTED BYTES FAILED RESULT. */
+/* A line per run: ID TRIGGER STARTED DURATION PROMOTED DEMOTED MOVED FAILED RESULT. */
 int tierview_print_runs(FILE *out, struct json_object *runs);
 
 /* A line per pinned range: FIRST EXTENT, EXTENTS, OFFSET, LENGTH, TIER. */

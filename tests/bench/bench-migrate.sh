@@ -92,13 +92,13 @@ stalls() {
 calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
 # moved POOL: extents the pool has moved so far, both ways.
 moved() {
-	"$TIERCTL" stats "$1" --json | jq '.migration.promoted_extents + .migration.demoted_extents'
+	"$TIERCTL" stats "$1" --json | jq '.stats.migration.promoted_extents + .stats.migration.demoted_extents'
 }
 # job_wait POOL: until the pool has no job (a killed client leaves its move running).
 job_wait() {
 	local i
 	for i in $(seq 600); do
-		[ "$("$TIERCTL" pool show "$1" --json | jq -r .job)" = null ] && return 0
+		[ "$("$TIERCTL" pool show "$1" --json | jq -r .pool.job)" = null ] && return 0
 		sleep 1
 	done
 	fail "the job of pool $1 did not end in 600 s"

@@ -45,7 +45,7 @@ static void fuzz_params(json_object *params)
 		{ "name", RPC_STRING, true, &a.name },
 		{ "hdd", RPC_STRING, true, &a.hdd },
 		{ "ssd", RPC_STRING, false, &a.ssd },
-		{ "extent_size", RPC_UINT64, false, &a.extent_size },
+		{ "extent_size_bytes", RPC_UINT64, false, &a.extent_size },
 		{ "force", RPC_BOOL, false, &a.force },
 	};
 	const struct rpc_param import[] = {

@@ -21,7 +21,7 @@ static void test_decode_good(void)
 	char err[256];
 	json_object *v;
 
-	CHECK_OK(decode(&req, "{\"protocol\":1,\"method\":\"pool.list\"}", err, sizeof(err)));
+	CHECK_OK(decode(&req, "{\"protocol\":2,\"method\":\"pool.list\"}", err, sizeof(err)));
 	CHECK_STR(req.method, "pool.list");
 	/* Absent params read as an empty object: methods need no special case. */
 	CHECK(json_object_is_type(req.params, json_type_object));
@@ -29,7 +29,7 @@ static void test_decode_good(void)
 	rpc_request_destroy(&req);
 
 	CHECK_OK(decode(&req, " {\"method\":\"pool.show\", \"params\":{\"name\":\"tank\"},"
-			"\"protocol\":1}\r\n", err, sizeof(err)));
+			"\"protocol\":2}\r\n", err, sizeof(err)));
 	CHECK_STR(req.method, "pool.show");
 	CHECK(json_object_object_get_ex(req.params, "name", &v));
 	CHECK_STR(json_object_get_string(v), "tank");
@@ -42,7 +42,7 @@ static void test_decode_good(void)
 /* The limits are inclusive: RPC_REQUEST_MAX bytes and a method of RPC_METHOD_MAX - 1. */
 static void test_decode_limits(void)
 {
-	static const char head[] = "{\"protocol\":1,\"method\":\"pool.list\"}";
+	static const char head[] = "{\"protocol\":2,\"method\":\"pool.list\"}";
 	char *line = malloc(RPC_REQUEST_MAX + 2);
 	char method[RPC_METHOD_MAX + 1], text[256], err[256];
 	struct rpc_request req;
@@ -59,13 +59,13 @@ static void test_decode_limits(void)
 
 	memset(method, 'a', sizeof(method));
 	method[RPC_METHOD_MAX - 1] = '\0';
-	snprintf(text, sizeof(text), "{\"protocol\":1,\"method\":\"%s\"}", method);
+	snprintf(text, sizeof(text), "{\"protocol\":2,\"method\":\"%s\"}", method);
 	CHECK_OK(decode(&req, text, err, sizeof(err)));
 	CHECK_STR(req.method, method);
 	rpc_request_destroy(&req);
 	method[RPC_METHOD_MAX - 1] = 'a';
 	method[RPC_METHOD_MAX] = '\0';
-	snprintf(text, sizeof(text), "{\"protocol\":1,\"method\":\"%s\"}", method);
+	snprintf(text, sizeof(text), "{\"protocol\":2,\"method\":\"%s\"}", method);
 	CHECK_INT(decode(&req, text, err, sizeof(err)), -EINVAL);
 }
 
@@ -74,41 +74,41 @@ static void test_decode_bad(void)
 	static const struct check_bad_input cases[] = {
 		{ "", -EINVAL },
 		{ "{", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.li", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.li", -EINVAL },
 		{ "null", -EINVAL },
 		{ "1", -EINVAL },
 		{ "\"pool.list\"", -EINVAL },
-		{ "[{\"protocol\":1,\"method\":\"pool.list\"}]", -EINVAL },
+		{ "[{\"protocol\":2,\"method\":\"pool.list\"}]", -EINVAL },
 		{ "{\"method\":\"pool.list\"}", -EINVAL },
 		{ "{\"protocol\":\"1\",\"method\":\"pool.list\"}", -EINVAL },
-		{ "{\"protocol\":1.0,\"method\":\"pool.list\"}", -EINVAL },
+		{ "{\"protocol\":2.0,\"method\":\"pool.list\"}", -EINVAL },
 		{ "{\"protocol\":true,\"method\":\"pool.list\"}", -EINVAL },
-		{ "{\"protocol\":2,\"method\":\"pool.list\"}", -EPROTONOSUPPORT },
+		{ "{\"protocol\":1,\"method\":\"pool.list\"}", -EPROTONOSUPPORT },
 		{ "{\"protocol\":0,\"method\":\"pool.list\"}", -EPROTONOSUPPORT },
 		{ "{\"protocol\":-1,\"method\":\"pool.list\"}", -EPROTONOSUPPORT },
-		{ "{\"protocol\":1}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":null}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":[\"pool.list\"]}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"Pool.list\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool list\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool2.list\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool_list\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"p\\u00f6ol\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"params\":[]}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"params\":null}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"params\":\"\"}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"id\":7}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\"} x", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\"}{}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\"}\n{}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"params\":{\"a\":"
+		{ "{\"protocol\":2}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":null}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":[\"pool.list\"]}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"Pool.list\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool list\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool2.list\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool_list\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"p\\u00f6ol\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"params\":[]}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"params\":null}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"params\":\"\"}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"id\":7}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\"} x", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\"}{}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\"}\n{}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"params\":{\"a\":"
 		  "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}",
 		  -EINVAL },
 		{ "\xff\xfe{}", -EINVAL },
 		/* Invalid UTF-8 inside a string would be echoed back in the error. */
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"params\":{\"\xc3\x28\":1}}", -EINVAL },
-		{ "{\"protocol\":1,\"method\":\"pool.list\",\"params\":{\"name\":\"\xff\"}}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"params\":{\"\xc3\x28\":1}}", -EINVAL },
+		{ "{\"protocol\":2,\"method\":\"pool.list\",\"params\":{\"name\":\"\xff\"}}", -EINVAL },
 	};
 	struct rpc_request req;
 
@@ -124,7 +124,7 @@ static void test_decode_bad(void)
 
 static void test_decode_nul(void)
 {
-	static const char text[] = "{\"protocol\":1,\"method\":\"pool.list\"}\0x";
+	static const char text[] = "{\"protocol\":2,\"method\":\"pool.list\"}\0x";
 	struct rpc_request req;
 	char err[256];
 
@@ -319,6 +319,16 @@ static void test_params_ranges(void)
 	}
 }
 
+static void check_number(double v, const char *expect)
+{
+	json_object *n = rpc_json_number(v);
+
+	CHECK(n);
+	CHECK_STR(json_object_to_json_string(n), expect);
+	CHECK(json_object_get_double(n) == strtod(expect, NULL));
+	json_object_put(n);
+}
+
 static void check_reply(json_object *reply, const char *expect)
 {
 	CHECK(reply);
@@ -330,22 +340,43 @@ static void test_replies(void)
 {
 	json_object *o = json_object_new_object();
 
-	check_reply(rpc_reply_ok(NULL), "{\"protocol\":1,\"ok\":true,\"result\":{}}");
+	check_reply(rpc_reply_ok(NULL), "{\"protocol\":2,\"ok\":true,\"result\":{}}");
 	json_object_object_add(o, "pools", json_object_new_array());
-	check_reply(rpc_reply_ok(o), "{\"protocol\":1,\"ok\":true,\"result\":{\"pools\":[]}}");
+	check_reply(rpc_reply_ok(o), "{\"protocol\":2,\"ok\":true,\"result\":{\"pools\":[]}}");
 	check_reply(rpc_reply_error(EBUSY, "pool tank is busy"),
-		    "{\"protocol\":1,\"ok\":false,\"error\":{\"errno\":\"EBUSY\","
+		    "{\"protocol\":2,\"ok\":false,\"error\":{\"code\":\"EBUSY\","
 		    "\"message\":\"pool tank is busy\"}}");
 	/* Methods pass -errno as often as errno. */
 	check_reply(rpc_reply_error(-EPERM, "no"),
-		    "{\"protocol\":1,\"ok\":false,\"error\":{\"errno\":\"EPERM\",\"message\":\"no\"}}");
+		    "{\"protocol\":2,\"ok\":false,\"error\":{\"code\":\"EPERM\",\"message\":\"no\"}}");
 	/* Control characters in a message stay escaped: a reply is one line. */
 	check_reply(rpc_reply_error(EINVAL, "a\nb"),
-		    "{\"protocol\":1,\"ok\":false,\"error\":{\"errno\":\"EINVAL\","
+		    "{\"protocol\":2,\"ok\":false,\"error\":{\"code\":\"EINVAL\","
 		    "\"message\":\"a\\nb\"}}");
 	o = json_object_new_object();
 	json_object_object_add(o, "done", json_object_new_int(3));
-	check_reply(rpc_progress(o), "{\"protocol\":1,\"progress\":{\"done\":3}}");
+	check_reply(rpc_progress(o), "{\"protocol\":2,\"progress\":{\"done\":3}}");
+	check_reply(rpc_result("pool", json_object_new_string("x")), "{\"pool\":\"x\"}");
+}
+
+/* Fractions and scores print short, whatever their binary value. */
+static void test_numbers(void)
+{
+	check_number(0.1, "0.1");
+	check_number(0.10000000000000001, "0.1");
+	check_number(2.0 / 3.0, "0.6667");
+	check_number(150.123, "150.1");
+	check_number(0.0, "0");
+}
+
+static void test_protocol_message(void)
+{
+	struct rpc_request req;
+	char err[256];
+
+	CHECK_INT(decode(&req, "{\"protocol\":1,\"method\":\"pool.list\"}", err, sizeof(err)),
+		  -EPROTONOSUPPORT);
+	CHECK(strstr(err, "this tierd speaks 2"));
 }
 
 int main(void)
@@ -359,5 +390,7 @@ int main(void)
 	test_params_long_key();
 	test_params_ranges();
 	test_replies();
+	test_numbers();
+	test_protocol_message();
 	return 0;
 }

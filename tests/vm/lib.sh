@@ -177,9 +177,9 @@ tierctl_fails() {
 	echo "ok: tierctl $* -> $rc: $out"
 }
 
-# pool_field POOL JQ-FILTER: one value of `tierctl pool show POOL --json`.
+# pool_field POOL JQ-FILTER: one value of the pool object of `tierctl pool show POOL --json`.
 pool_field() {
-	"$TIERCTL" pool show "$1" --json | jq -r "$2"
+	"$TIERCTL" pool show "$1" --json | jq -r ".pool | $2"
 }
 
 # pool_check_table WHAT POOL HDD SSD: the volume is active, with its live
@@ -206,7 +206,7 @@ pool_check_table() {
 		{ dev = $1; last = $3 }
 		END { exit bad }
 	' || fail "$what: a physical extent is mapped twice: $table"
-	e=$(($("$TIERCTL" pool show "$pool" --json | jq .extent_size) / 512))
+	e=$(($("$TIERCTL" pool show "$pool" --json | jq .pool.extent_size_bytes) / 512))
 	for t in hdd ssd; do
 		d=$hdd
 		[ $t = ssd ] && d=$ssd

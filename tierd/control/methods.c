@@ -94,7 +94,7 @@ static void reply_pool_or_error(struct control_conn *conn, struct methods_ctx *m
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 	else
-		control_reply(conn, rpc_reply_ok(pool_full_json(m, p)));
+		control_reply(conn, rpc_reply_ok(rpc_result("pool", pool_full_json(m, p))));
 }
 
 static json_object *methods_json(void);
@@ -110,7 +110,7 @@ static void daemon_version(struct control_conn *conn, struct methods_ctx *m, jso
 	json_object_object_add(o, "version", json_object_new_string(TIERD_VERSION));
 	json_object_object_add(o, "protocol", json_object_new_int(RPC_PROTOCOL));
 	json_object_object_add(o, "methods", methods_json());
-	control_reply(conn, rpc_reply_ok(o));
+	control_reply(conn, rpc_reply_ok(rpc_result("daemon", o)));
 }
 
 static void pool_create_method(struct control_conn *conn, struct methods_ctx *m,
@@ -121,7 +121,7 @@ static void pool_create_method(struct control_conn *conn, struct methods_ctx *m,
 		{ "name", RPC_STRING, true, &a.name },
 		{ "hdd", RPC_STRING, true, &a.hdd },
 		{ "ssd", RPC_STRING, false, &a.ssd },
-		{ "extent_size", RPC_UINT64, false, &a.extent_size },
+		{ "extent_size_bytes", RPC_UINT64, false, &a.extent_size },
 		{ "force", RPC_BOOL, false, &a.force },
 	};
 	char err[POOL_ERR_MAX];
@@ -314,7 +314,7 @@ static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uin
 				    (unsigned long long)(moved + failed));
 		return;
 	}
-	control_reply(ctx, rpc_reply_ok(poolview_pool_json(p)));
+	control_reply(ctx, rpc_reply_ok(rpc_result("pool", poolview_pool_json(p))));
 }
 
 static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
@@ -352,7 +352,7 @@ static void drop_done(struct pool *p, int r, const char *err, uint64_t zeroed, u
 	}
 	log_info("pool %s: its missing device is dropped; %llu lost extents now read as zeros",
 		 pool_name(p), (unsigned long long)zeroed);
-	control_reply(ctx, rpc_reply_ok(poolview_pool_json(p)));
+	control_reply(ctx, rpc_reply_ok(rpc_result("pool", poolview_pool_json(p))));
 }
 
 static void pool_drop_missing_method(struct control_conn *conn, struct methods_ctx *m,
@@ -436,8 +436,9 @@ static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, js
 		return;
 	}
 	o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(pool_name(p)));
 	json_object_object_add(o, "extents", poolview_heat_json(p, (uint32_t)top));
-	control_reply(conn, rpc_reply_ok(o));
+	control_reply(conn, rpc_reply_ok(rpc_result("heat", o)));
 }
 
 /* ---- tiering: policies, pins, schedule, runs, statistics ---- */
@@ -468,7 +469,7 @@ static void reply_schedule_or_error(struct control_conn *conn, struct methods_ct
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 	else
-		control_reply(conn, rpc_reply_ok(schedule_json(m, p)));
+		control_reply(conn, rpc_reply_ok(rpc_result("schedule", schedule_json(m, p))));
 }
 
 static void policy_set_method(struct control_conn *conn, struct methods_ctx *m,
@@ -506,8 +507,8 @@ static void pin_change(struct control_conn *conn, struct methods_ctx *m, json_ob
 	json_object *list = NULL, *o;
 	const struct rpc_param spec[] = {
 		{ "name", RPC_STRING, true, &name },
-		{ "offset", RPC_UINT64, false, &offset },
-		{ "length", RPC_UINT64, false, &length },
+		{ "offset_bytes", RPC_UINT64, false, &offset },
+		{ "size_bytes", RPC_UINT64, false, &length },
 		{ "ranges", RPC_RANGES, false, &list },
 		{ "tier", RPC_STRING, true, &tier },
 	};
@@ -522,7 +523,7 @@ static void pin_change(struct control_conn *conn, struct methods_ctx *m, json_ob
 		return;
 	if (list ? offset != UINT64_MAX || length != UINT64_MAX
 		 : offset == UINT64_MAX || length == UINT64_MAX) {
-		control_reply_error(conn, EINVAL, "give either offset and length, or ranges");
+		control_reply_error(conn, EINVAL, "give either offset_bytes and size_bytes, or ranges");
 		return;
 	}
 	p = find_pool(conn, m, name);
@@ -573,7 +574,7 @@ static void schedule_set_method(struct control_conn *conn, struct methods_ctx *m
 		{ "spec", RPC_STRING, false, &spec_text },
 		{ "window", RPC_STRING, false, &window },
 		{ "max_bytes", RPC_UINT64, false, &max_bytes },
-		{ "rate", RPC_UINT64, false, &rate },
+		{ "rate_bytes_per_second", RPC_UINT64, false, &rate },
 		{ "io_awareness", RPC_STRING, false, &io },
 	};
 	struct tiering_schedule_args a = { 0 };
@@ -590,7 +591,7 @@ static void schedule_set_method(struct control_conn *conn, struct methods_ctx *m
 	a.window = window;
 	a.io_awareness = io;
 	a.max_bytes = json_object_object_get_ex(params, "max_bytes", NULL) ? &max_bytes : NULL;
-	a.rate = json_object_object_get_ex(params, "rate", NULL) ? &rate : NULL;
+	a.rate = json_object_object_get_ex(params, "rate_bytes_per_second", NULL) ? &rate : NULL;
 	r = tiering_set_schedule(m->tierings, p, &a, err, sizeof(err));
 	if (r == 0)
 		log_info("pool %s: schedule changed", name);
@@ -755,9 +756,9 @@ static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
 	uint64_t window = 3600, history = 0, step = 0;
 	const struct rpc_param spec[] = {
 		{ "name", RPC_STRING, true, &name },
-		{ "window", RPC_UINT64, false, &window },
-		{ "history", RPC_UINT64, false, &history },
-		{ "step", RPC_UINT64, false, &step },
+		{ "window_seconds", RPC_UINT64, false, &window },
+		{ "history_seconds", RPC_UINT64, false, &history },
+		{ "step_seconds", RPC_UINT64, false, &step },
 	};
 	struct tiering_stats_report stats;
 	char err[POOL_ERR_MAX];
@@ -767,7 +768,7 @@ static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
 	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
 		return;
 	if (window > 366 * 86400u || history > 366 * 86400u || step > 366 * 86400u) {
-		control_reply_error(conn, EINVAL, "window, history and step are at most 366 days");
+		control_reply_error(conn, EINVAL, "window_seconds, history_seconds and step_seconds are at most 366 days");
 		return;
 	}
 	if (history && !step) {
@@ -785,7 +786,7 @@ static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
 		control_reply_error(conn, -r, "%s", err);
 		return;
 	}
-	control_reply(conn, rpc_reply_ok(tierview_stats_json(p, &stats)));
+	control_reply(conn, rpc_reply_ok(rpc_result("stats", tierview_stats_json(p, &stats))));
 	tiering_stats_report_destroy(&stats);
 }
 

@@ -9,6 +9,7 @@
 
 #include "job.h"
 #include "metadata.h"
+#include "rpc.h"
 
 static void add_u64(json_object *o, const char *key, uint64_t v)
 {
@@ -24,8 +25,8 @@ static json_object *device_json(const struct pool_dev_report *d)
 	json_object_object_add(o, "path", json_object_new_string(d->path));
 	json_object_object_add(o, "uuid", json_object_new_string(uuid));
 	add_u64(o, "size_bytes", d->size_bytes);
-	add_u64(o, "logical_block_size", d->logical_block_size);
-	add_u64(o, "data_offset", d->data_offset);
+	add_u64(o, "logical_block_size_bytes", d->logical_block_size);
+	add_u64(o, "data_offset_bytes", d->data_offset);
 	add_u64(o, "total_extents", d->total_extents);
 	add_u64(o, "used_extents", d->used_extents);
 	add_u64(o, "free_extents", d->total_extents - d->used_extents);
@@ -56,10 +57,10 @@ static json_object *lost_ranges_json(const struct pool *p, uint64_t extent_size)
 }
 
 /* NULL when the pool has no device of that tier. */
-static json_object *tier_json(const struct pool_report *r, enum metadata_tier tier,
-			      bool paths_only)
+static json_object *tier_json(const struct pool_report *r, enum metadata_tier tier)
 {
 	const struct pool_tier_report *t = &r->tiers[tier];
+	uint64_t reserved = 0;
 	json_object *o, *devs;
 
 	if (!t->present)
@@ -69,9 +70,10 @@ static json_object *tier_json(const struct pool_report *r, enum metadata_tier ti
 	for (unsigned i = 0; i < r->nr_devs; i++) {
 		const struct pool_dev_report *d = &r->devs[i];
 
-		if (d->tier == tier)
-			json_object_array_add(devs, paths_only ? json_object_new_string(d->path) :
-								 device_json(d));
+		if (d->tier != tier)
+			continue;
+		json_object_array_add(devs, device_json(d));
+		reserved += d->reserved_extents;
 	}
 	json_object_object_add(o, "name", json_object_new_string(metadata_tier_name(tier)));
 	json_object_object_add(o, "class", json_object_new_string(metadata_tier_name(tier)));
@@ -79,27 +81,30 @@ static json_object *tier_json(const struct pool_report *r, enum metadata_tier ti
 	add_u64(o, "total_extents", t->total_extents);
 	add_u64(o, "used_extents", t->used_extents);
 	add_u64(o, "free_extents", t->total_extents - t->used_extents);
+	add_u64(o, "reserved_extents", reserved);
+	/* What the tier gives the volume, when it grows it: its extents less the swap reserves. */
+	add_u64(o, "usable_bytes", (t->total_extents - reserved) * r->extent_size);
 	json_object_object_add(o, "devices", devs);
 	return o;
 }
 
-static json_object *tiers_json(const struct pool_report *r, bool paths_only)
+static json_object *tiers_json(const struct pool_report *r)
 {
 	static const enum metadata_tier order[] = { METADATA_TIER_SSD, METADATA_TIER_HDD };
 	json_object *tiers = json_object_new_array(), *t;
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if ((t = tier_json(r, order[i], paths_only)))
+		if ((t = tier_json(r, order[i])))
 			json_object_array_add(tiers, t);
 	return tiers;
 }
 
-json_object *poolview_tiers_json(const struct pool *p, bool paths_only)
+json_object *poolview_tiers_json(const struct pool *p)
 {
 	struct pool_report r;
 
 	pool_get_report(p, &r);
-	return tiers_json(&r, paths_only);
+	return tiers_json(&r);
 }
 
 static json_object *heat_status_json(const struct pool_heat_report *h)
@@ -108,9 +113,9 @@ static json_object *heat_status_json(const struct pool_heat_report *h)
 
 	json_object_object_add(o, "enabled", json_object_new_boolean(h->enabled));
 	add_u64(o, "areas", h->areas);
-	add_u64(o, "kernel_bytes_per_area", h->kernel_bytes_per_area);
+	add_u64(o, "area_kernel_bytes", h->kernel_bytes_per_area);
 	add_u64(o, "kernel_bytes", h->kernel_bytes);
-	add_u64(o, "limit_bytes", h->limit_bytes);
+	add_u64(o, "kernel_limit_bytes", h->limit_bytes);
 	add_u64(o, "half_life_seconds", h->half_life_s);
 	if (!h->enabled && h->reason[0])
 		json_object_object_add(o, "reason", json_object_new_string(h->reason));
@@ -126,10 +131,10 @@ json_object *poolview_job_json(const struct pool *p)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "what", json_object_new_string(j.what));
-	add_u64(o, "done", j.done);
-	add_u64(o, "total", j.total);
-	add_u64(o, "moved", j.moved);
-	add_u64(o, "failed", j.failed);
+	add_u64(o, "done_extents", j.done);
+	add_u64(o, "total_extents", j.total);
+	add_u64(o, "moved_extents", j.moved);
+	add_u64(o, "failed_extents", j.failed);
 	json_object_object_add(o, "paused", json_object_new_boolean(j.paused));
 	json_object_object_add(o, "waiting", j.waiting[0] ? json_object_new_string(j.waiting) : NULL);
 	batch = json_object_new_array();
@@ -144,7 +149,7 @@ json_object *poolview_job_json(const struct pool *p)
 		json_object_array_add(batch, mo);
 	}
 	json_object_object_add(o, "batch", batch);
-	add_u64(o, "batch_regions_copied", j.batch_regions_copied);
+	add_u64(o, "batch_copied_regions", j.batch_regions_copied);
 	add_u64(o, "batch_regions", j.batch_regions);
 	return o;
 }
@@ -162,12 +167,12 @@ json_object *poolview_pool_json(const struct pool *p)
 	json_object_object_add(o, "uuid", json_object_new_string(uuid));
 	json_object_object_add(o, "state", json_object_new_string(r.active ? "active" : "inactive"));
 	json_object_object_add(o, "dm_device", json_object_new_string(dm));
-	add_u64(o, "extent_size", r.extent_size);
+	add_u64(o, "extent_size_bytes", r.extent_size);
 	add_u64(o, "size_bytes", (uint64_t)r.extents * r.extent_size);
-	add_u64(o, "extents", r.extents);
+	add_u64(o, "total_extents", r.extents);
 	json_object_object_add(o, "ssd_grows_volume", json_object_new_boolean(r.ssd_grows_volume));
 	add_u64(o, "metadata_generation", r.generation);
-	json_object_object_add(o, "tiers", tiers_json(&r, false));
+	json_object_object_add(o, "tiers", tiers_json(&r));
 	json_object_object_add(o, "heat", heat_status_json(&r.heat));
 	json_object_object_add(o, "job", poolview_job_json(p));
 	json_object_object_add(o, "degraded", json_object_new_boolean(r.degraded));
@@ -218,10 +223,10 @@ json_object *poolview_heat_json(const struct pool *p, uint32_t top)
 		json_object *o = json_object_new_object();
 
 		add_u64(o, "extent", v[i].le);
-		add_u64(o, "offset", (uint64_t)v[i].le * extent_size);
+		add_u64(o, "offset_bytes", (uint64_t)v[i].le * extent_size);
 		json_object_object_add(o, "tier", json_object_new_string(
 			v[i].tier < 0 ? "none" : metadata_tier_name((enum metadata_tier)v[i].tier)));
-		json_object_object_add(o, "heat", json_object_new_double(v[i].heat));
+		json_object_object_add(o, "heat", rpc_json_number(v[i].heat));
 		add_u64(o, "reads", v[i].reads);
 		add_u64(o, "writes", v[i].writes);
 		json_object_array_add(a, o);

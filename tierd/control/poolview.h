@@ -16,11 +16,11 @@
 json_object *poolview_pool_json(const struct pool *p);
 /* Every pool object, by name. */
 json_object *poolview_pools_json(struct pools *ps);
-/* The tier objects; with paths_only, each tier's devices are their paths (pool.stats). */
-json_object *poolview_tiers_json(const struct pool *p, bool paths_only);
+/* The tier objects, each with its device objects. */
+json_object *poolview_tiers_json(const struct pool *p);
 /* The running job, or NULL (JSON null) when idle. */
 json_object *poolview_job_json(const struct pool *p);
-/* The top extents by heat: [{extent, offset, tier, heat, reads, writes}]. */
+/* The top extents by heat: [{extent, offset_bytes, tier, heat, reads, writes}]. */
 json_object *poolview_heat_json(const struct pool *p, uint32_t top);
 
 #endif

@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "decimal.h"
 
 static int rpc_method_valid(const char *m)
 {
@@ -250,7 +253,7 @@ json_object *rpc_reply_error(int err, const char *message)
 	if (!o)
 		return NULL;
 	e = json_object_new_object();
-	json_object_object_add(e, "errno", json_object_new_string(name ? name : "EIO"));
+	json_object_object_add(e, "code", json_object_new_string(name ? name : "EIO"));
 	json_object_object_add(e, "message", json_object_new_string(message));
 	json_object_object_add(o, "ok", json_object_new_boolean(0));
 	json_object_object_add(o, "error", e);
@@ -266,5 +269,25 @@ json_object *rpc_progress(json_object *progress)
 		return NULL;
 	}
 	json_object_object_add(o, "progress", progress);
+	return o;
+}
+
+json_object *rpc_json_number(double v)
+{
+	char text[DECIMAL_FORMAT_MAX];
+
+	decimal_format(v, text, sizeof(text));
+	/* The value parsed back from the text, so that both agree. */
+	return json_object_new_double_s(strtod(text, NULL), text);
+}
+
+json_object *rpc_result(const char *key, json_object *value)
+{
+	json_object *o = json_object_new_object();
+
+	if (o)
+		json_object_object_add(o, key, value);
+	else
+		json_object_put(value);
 	return o;
 }

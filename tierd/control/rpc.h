@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RPC_PROTOCOL 1
+#define RPC_PROTOCOL 2
 #define RPC_REQUEST_MAX 65536
 #define RPC_METHOD_MAX 64
 /* Entries one reply may list (heat.top, runs.list, a dry run's moves): a bound on its size. */
@@ -21,7 +21,7 @@ struct rpc_request {
 
 /*
  * Decode one request line. -EINVAL (with err filled) for anything that is not
- * a JSON object with protocol 1, a string method of [a-z.]+ and an object (or
+ * a JSON object with protocol 2, a string method of [a-z.]+ and an object (or
  * absent) params; -EPROTONOSUPPORT for another protocol version.
  */
 int rpc_decode(struct rpc_request *req, const char *line, size_t len, char *err, size_t err_len);
@@ -50,11 +50,20 @@ int rpc_params(json_object *params, const struct rpc_param *spec, size_t nr, cha
 /* Pair i of an RPC_RANGES array that rpc_params accepted. */
 void rpc_range_get(json_object *ranges, size_t i, uint64_t *offset, uint64_t *length);
 
-/* {"protocol":1,"ok":true,"result":result}; takes ownership of result (NULL: {}). */
+/* {"protocol":2,"ok":true,"result":result}; takes ownership of result (NULL: {}). */
 json_object *rpc_reply_ok(json_object *result);
-/* {"protocol":1,"ok":false,"error":{"errno":"EBUSY","message":message}} */
+/* {"protocol":2,"ok":false,"error":{"code":"EBUSY","message":message}} */
 json_object *rpc_reply_error(int err, const char *message);
-/* {"protocol":1,"progress":progress}; takes ownership. */
+/* {"protocol":2,"progress":progress}; takes ownership. */
 json_object *rpc_progress(json_object *progress);
+
+/*
+ * A JSON number rounded to 4 significant digits, printed as such (0.1, not
+ * 0.10000000000000001): every fraction and score a reply holds.
+ */
+json_object *rpc_json_number(double v);
+
+/* {"key": value}: a result's one noun; takes ownership of value. */
+json_object *rpc_result(const char *key, json_object *value);
 
 #endif

@@ -349,7 +349,7 @@ int tiering_set_schedule(struct tierings *ts, struct pool *p, const struct tieri
 	if (a->rate)
 		cfg.rate = *a->rate;
 	if (cfg.max_bytes > INT64_MAX || cfg.rate > INT64_MAX)
-		return errbuf_fail(-EINVAL, err, err_len, "max_bytes and rate must be below 2^63");
+		return errbuf_fail(-EINVAL, err, err_len, "max_bytes and rate_bytes_per_second must be below 2^63");
 	r = tiering_parse_cfg(&cfg, &sched, err, err_len);
 	if (r < 0)
 		return r;

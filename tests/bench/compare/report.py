@@ -190,7 +190,7 @@ def main():
         p = os.path.join(d, "raw", f"tierd-rr4k-{skew}.stats.json")
         try:
             st = json.load(open(p))
-            for t in st["tiers"]:
+            for t in st["stats"]["tiers"]:
                 if t["class"] == "ssd":
                     tierd_used[skew] = t["used_extents"]
         except (OSError, ValueError, KeyError):

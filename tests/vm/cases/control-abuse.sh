@@ -65,7 +65,7 @@ def connect():
     return s
 
 
-def line(method, params=None, protocol=1):
+def line(method, params=None, protocol=2):
     req = {"protocol": protocol, "method": method}
     if params is not None:
         req["params"] = params
@@ -113,9 +113,9 @@ def expect_error(what, data, err="EINVAL", pattern=None, count=1):
     if len(replies) != count:
         fail(f"{what}: {len(replies)} replies, expected {count}: {replies}")
     for r in replies:
-        if r.get("protocol") != 1 or r.get("ok") is not False:
+        if r.get("protocol") != 2 or r.get("ok") is not False:
             fail(f"{what}: not an error reply: {r}")
-        if r["error"]["errno"] != err:
+        if r["error"]["code"] != err:
             fail(f"{what}: {r['error']}, expected {err}")
         if pattern and pattern not in r["error"]["message"]:
             fail(f"{what}: message {r['error']['message']!r} lacks {pattern!r}")
@@ -133,7 +133,7 @@ def methods():
     r = call("daemon.version")
     if not r["ok"]:
         fail(f"daemon.version: {r}")
-    return r["result"]["methods"]
+    return r["result"]["daemon"]["methods"]
 
 
 # Plausible params, so that a missing check cannot hide behind a params error.
@@ -184,26 +184,26 @@ def garbage():
         blob = blob.replace(b"\n", b"") + b"\n"
         expect_error(f"random bytes {i}", blob) if i < 3 else exchange(blob)
     ok("200 random binary lines")
-    expect_error("NUL byte", b'{"protocol":1,"method":"pool.list"}\0\n', pattern="NUL")
-    expect_error("invalid UTF-8", b'{"protocol":1,"method":"pool.show","params":{"name":"\xff\xfe\xc3"}}\n',
+    expect_error("NUL byte", b'{"protocol":2,"method":"pool.list"}\0\n', pattern="NUL")
+    expect_error("invalid UTF-8", b'{"protocol":2,"method":"pool.show","params":{"name":"\xff\xfe\xc3"}}\n',
                  pattern="utf-8")
-    expect_error("invalid UTF-8 key", b'{"protocol":1,"method":"pool.list","params":{"\xff\xc3\xa9\xe2":1}}\n')
-    expect_error("truncated JSON", b'{"protocol":1,"method":"pool.li\n')
-    expect_error("truncated at EOF", b'{"protocol":1,"method":"pool.list"}', pattern="newline")
+    expect_error("invalid UTF-8 key", b'{"protocol":2,"method":"pool.list","params":{"\xff\xc3\xa9\xe2":1}}\n')
+    expect_error("truncated JSON", b'{"protocol":2,"method":"pool.li\n')
+    expect_error("truncated at EOF", b'{"protocol":2,"method":"pool.list"}', pattern="newline")
     expect_error("empty lines", b"\n\n\n", count=3)
     expect_error("not an object", b"[1,2,3]\n")
-    expect_error("deep nesting", b'{"protocol":1,"method":"pool.list","params":{"a":' + b"[" * 5000 +
+    expect_error("deep nesting", b'{"protocol":2,"method":"pool.list","params":{"a":' + b"[" * 5000 +
                  b"]" * 5000 + b"}}\n", pattern="deep")
     expect_error("deep nesting, unterminated", b"[" * 60000 + b"\n")
-    for proto in (0, 2, -1, 2**64):
+    for proto in (0, 1, 3, -1, 2**64):
         expect_error(f"protocol {proto}", line("pool.list", protocol=proto), "EPROTONOSUPPORT")
-    expect_error("protocol as a string", line("pool.list", protocol="1"))
+    expect_error("protocol as a string", line("pool.list", protocol="2"))
     expect_error("no protocol", b'{"method":"pool.list"}\n')
-    expect_error("extra member", b'{"protocol":1,"method":"pool.list","x":1}\n')
+    expect_error("extra member", b'{"protocol":2,"method":"pool.list","x":1}\n')
     for m in ("pool.nuke", "", "POOL.LIST", "pool list", "a" * 200, "pool.list\u00e9"):
         expect_error(f"method {m[:20]!r}", line(m))
-    expect_error("method not a string", b'{"protocol":1,"method":["pool.list"]}\n')
-    expect_error("params not an object", b'{"protocol":1,"method":"pool.list","params":[]}\n')
+    expect_error("method not a string", b'{"protocol":2,"method":["pool.list"]}\n')
+    expect_error("params not an object", b'{"protocol":2,"method":"pool.list","params":[]}\n')
 
     # Wrong types and unknown params: refused before anything is looked at.
     def jtype(v):
@@ -214,10 +214,10 @@ def garbage():
     wrong = [1, -1, 1.5, 1e400, True, None, "x", [], ["x"], {}, {"a": 1}, 2**64]
     # Paths that do not exist: a type check that failed would show as ENOENT.
     create = {"name": "p", "hdd": "/nonexistent/hdd", "ssd": "/nonexistent/ssd",
-              "extent_size": 4194304, "force": False}
+              "extent_size_bytes": 4194304, "force": False}
     for key, good in create.items():
         for bad in wrong:
-            if jtype(bad) == jtype(good) or (key == "extent_size" and bad == 2**64):
+            if jtype(bad) == jtype(good) or (key == "extent_size_bytes" and bad == 2**64):
                 continue
             p = dict(create, **{key: bad})
             expect_error(f"pool.create {key}={json.dumps(bad)[:20]}", line("pool.create", p))
@@ -234,7 +234,7 @@ def garbage():
         expect_error(f"{m} with an unknown param", line(m, {"no_such_param": True}))
 
     # The framing limit: a line of RPC_REQUEST_MAX bytes is a request, one byte more is not.
-    req = b'{"protocol":1,"method":"pool.list"}'
+    req = b'{"protocol":2,"method":"pool.list"}'
     r = exchange(req + b" " * (MAX - len(req)) + b"\n")
     if len(r) != 1 or not r[0]["ok"]:
         fail(f"a request of exactly {MAX} bytes: {r}")
@@ -265,7 +265,7 @@ def garbage():
     refused = 0
     for s in extra:
         r = read_lines(s)
-        if len(r) == 1 and r[0]["error"]["errno"] == "EAGAIN":
+        if len(r) == 1 and r[0]["error"]["code"] == "EAGAIN":
             refused += 1
         s.close()
     if refused != 8:
@@ -278,7 +278,7 @@ def garbage():
     for attempt in range(50):
         time.sleep(0.1)
         r = call("pool.list")
-        if r["ok"] or r.get("error", {}).get("errno") != "EAGAIN":
+        if r["ok"] or r.get("error", {}).get("code") != "EAGAIN":
             break
     if not r["ok"]:
         fail(f"pool.list after the connection storm: {r}")
@@ -368,7 +368,7 @@ def idle():
             pass
         deaf.append(s)
     r = exchange(line("pool.list"))
-    if r[0].get("ok") is not False or r[0]["error"]["errno"] != "EAGAIN":
+    if r[0].get("ok") is not False or r[0]["error"]["code"] != "EAGAIN":
         fail(f"a 65th connection: {r}")
     ok("64 idle clients hold every connection; a 65th is refused")
     start = time.monotonic()
@@ -426,7 +426,7 @@ table_before=$(dmsetup table)
 # What a change would show in; heat and sampling fields move on their own.
 pools() {
 	"$TIERCTL" pool list --json |
-		jq -c '[.[] | {name, state, size_bytes, metadata_generation, tiers: [.tiers[] |
+		jq -c '[.pools[] | {name, state, size_bytes, metadata_generation, tiers: [.tiers[] |
 			{name, used_extents, devices: [.devices[].path]}]}]'
 }
 pools_before=$(pools)

@@ -31,26 +31,26 @@ random_reads 17 150
 random_reads 30 150
 dd if=$vol of=/dev/null bs=1M iflag=direct status=none
 # Until the scan is sampled, the top 3 would be right without it.
-scanned() { [ "$("$TIERCTL" heat tank --top 46 --json | jq '[.[] | select(.reads > 0)] | length')" = 46 ]; }
+scanned() { [ "$("$TIERCTL" heat tank --top 46 --json | jq '[.heat.extents[] | select(.reads > 0)] | length')" = 46 ]; }
 wait_until 30 "the scan in the heat of every extent" scanned
 "$TIERCTL" heat tank --top 5
-top3() { "$TIERCTL" heat tank --top 3 --json | jq -r '.[].extent' | sort -n | xargs; }
+top3() { "$TIERCTL" heat tank --top 3 --json | jq -r '.heat.extents[].extent' | sort -n | xargs; }
 assert_eq "hottest extents" "3 17 30" "$(top3)"
-"$TIERCTL" heat tank --top 1 --json | jq -e '.[0] | has("extent") and has("offset") and has("tier") and has("heat") and has("reads") and has("writes")' >/dev/null ||
+"$TIERCTL" heat tank --top 1 --json | jq -e '.heat.extents[0] | has("extent") and has("offset_bytes") and has("tier") and has("heat") and has("reads") and has("writes")' >/dev/null ||
 	fail "heat --json lacks a field"
-assert_eq "offset of extent 30" $((30 * E)) "$("$TIERCTL" heat tank --top 3 --json | jq '.[] | select(.extent == 30) | .offset')"
-heat17=$("$TIERCTL" heat tank --top 3 --json | jq '.[] | select(.extent == 17) | .heat')
+assert_eq "offset of extent 30" $((30 * E)) "$("$TIERCTL" heat tank --top 3 --json | jq '.heat.extents[] | select(.extent == 30) | .offset_bytes')"
+heat17=$("$TIERCTL" heat tank --top 3 --json | jq '.heat.extents[] | select(.extent == 17) | .heat')
 
 step "heat survives a restart and a kill -9"
 tierd_stop TERM
 tierd_start --sample-interval 1 --flush-interval 2
 assert_eq "hottest extents after a restart" "3 17 30" "$(top3)"
-after=$("$TIERCTL" heat tank --top 3 --json | jq '.[] | select(.extent == 17) | .heat')
+after=$("$TIERCTL" heat tank --top 3 --json | jq '.heat.extents[] | select(.extent == 17) | .heat')
 awk -v a="$after" -v b="$heat17" 'BEGIN { exit !(a > 0.99 * b && a <= b) }' ||
 	fail "extent 17's heat went from $heat17 to $after across a restart"
 # The stop saved everything: only heat gained since, which only the periodic
 # flush can have saved, tells a kill -9 apart from it.
-reads_of() { "$TIERCTL" heat tank --top 46 --json | jq ".[] | select(.extent == $1) | .reads"; }
+reads_of() { "$TIERCTL" heat tank --top 46 --json | jq ".heat.extents[] | select(.extent == $1) | .reads"; }
 reads8=$(reads_of 8) # the scan's
 random_reads 8 300
 after_reads=$(date +%s%N)
@@ -60,10 +60,10 @@ flushed() {
 wait_until 30 "a flush of heat sampled after the reads" flushed
 tierd_stop KILL
 tierd_start --sample-interval 1 --flush-interval 2
-assert_eq "hottest extent after kill -9" 8 "$("$TIERCTL" heat tank --top 1 --json | jq '.[0].extent')"
+assert_eq "hottest extent after kill -9" 8 "$("$TIERCTL" heat tank --top 1 --json | jq '.heat.extents[0].extent')"
 assert_eq "reads of extent 8 after kill -9" $((reads8 + 300)) "$(reads_of 8)"
 assert_eq "the others after kill -9" "3 17 30" \
-	"$("$TIERCTL" heat tank --top 4 --json | jq -r '.[1:][].extent' | sort -n | xargs)"
+	"$("$TIERCTL" heat tank --top 4 --json | jq -r '.heat.extents[1:][].extent' | sort -n | xargs)"
 
 step "I/O per tier: 200 reads on SSD extent 40, 100 on HDD extent 5"
 io() {
@@ -97,11 +97,11 @@ fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offse
 	--size=$M --number_ios=50 --randrepeat=0 --output=/dev/null
 fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offset=$((12 * M)) \
 	--size=$M --number_ios=40 --randrepeat=0 --output=/dev/null
-big_counted() { [ "$("$TIERCTL" heat big --top 2 --json | jq '[.[].reads] | add')" = 90 ]; }
+big_counted() { [ "$("$TIERCTL" heat big --top 2 --json | jq '[.heat.extents[].reads] | add')" = 90 ]; }
 wait_until 30 "the reads of both extents in the big pool's heat" big_counted
 assert_eq "hottest extents of the big pool" "69001 12" \
-	"$("$TIERCTL" heat big --top 2 --json | jq -r '.[].extent' | xargs)"
+	"$("$TIERCTL" heat big --top 2 --json | jq -r '.heat.extents[].extent' | xargs)"
 assert_eq "reads counted on extent 69001" 50 \
-	"$("$TIERCTL" heat big --top 1 --json | jq -r '.[0].reads')"
+	"$("$TIERCTL" heat big --top 1 --json | jq -r '.heat.extents[0].reads')"
 tierd_stop TERM
 echo "heat: ok"

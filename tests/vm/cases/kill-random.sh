@@ -72,7 +72,7 @@ after_restart() {
 	assert_eq "$1: pool state" active "$(pool_field tank .state)"
 	grep -E "inconsistent|not activating" /tmp/tierd.log && fail "$1: tierd refused its map"
 	assert_eq "$1: runs still running" 0 \
-		"$("$TIERCTL" runs tank --limit 1000 --json | jq '[.[] | select(.result == "running")] | length')"
+		"$("$TIERCTL" runs tank --limit 1000 --json | jq '[.runs[] | select(.result == "running")] | length')"
 	local started=$SECONDS
 	pool_check_table "$1" tank "$hdd" "$ssd"
 	echo "table checked in $((SECONDS - started)) s"
@@ -120,7 +120,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 		"$TIERCTL" pin tank $((le * E)) $((w * E)) --tier ssd >/dev/null || fail "pin at $le failed"
 	done
 	: >/tmp/tierd.log
-	run=$("$TIERCTL" tier now tank --json | jq -r '.run.id // .id')
+	run=$("$TIERCTL" tier now tank --json | jq -r '.run.id')
 	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
 	tierd_stop KILL
 	# Where the kill landed, as the devices show it.
@@ -143,7 +143,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	tierd_restart
 	grep -E "in flight|adopt|newer" /tmp/tierd.log || true
 	"$TIERCTL" runs tank --limit 1 --json |
-		jq -c '.[0] | {id, result, planned_extents, promoted_extents, demoted_extents}'
+		jq -c '.runs[0] | {id, result, planned_extents, promoted_extents, demoted_extents}'
 	after_restart "round $round ($where)"
 	writer_start "$round"
 done
@@ -153,7 +153,7 @@ done)"
 
 step "runs after the last kill honour the pins"
 for ((i = 0; i < 5; i++)); do
-	[ "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.moves_total)" = 0 ] && break
+	[ "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.planned_extents)" = 0 ] && break
 	tierctl_ok tier now tank --wait >/dev/null
 done
 n=0

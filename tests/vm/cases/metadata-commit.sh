@@ -117,8 +117,8 @@ PY
 # table_map: the live table as "le dev pe" per extent, dev numbered as the
 # pool numbers them (HDD 0, SSD 1) and pe counted from each data area.
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
-hdd_start=$(pool_field tank '.tiers[] | select(.class == "hdd") | .devices[0].data_offset')
-ssd_start=$(pool_field tank '.tiers[] | select(.class == "ssd") | .devices[0].data_offset')
+hdd_start=$(pool_field tank '.tiers[] | select(.class == "hdd") | .devices[0].data_offset_bytes')
+ssd_start=$(pool_field tank '.tiers[] | select(.class == "ssd") | .devices[0].data_offset_bytes')
 table_map() {
 	dmsetup table tank | awk -v e=$((E / 512)) -v h="$hdd_mm" -v s="$ssd_mm" \
 		-v hs=$((hdd_start / 512)) -v ss=$((ssd_start / 512)) '

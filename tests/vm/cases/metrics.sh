@@ -171,10 +171,10 @@ tierctl_ok tier now tank --wait
 scrape
 n=$(awk '/^tierd_runs_total\{pool="tank",trigger="on-demand",/ { n += $2 } END { print n + 0 }' /tmp/metrics.txt)
 assert_eq "on-demand runs" 1 "$n"
-result=$("$TIERCTL" runs tank --json | jq -r '.[0].result')
+result=$("$TIERCTL" runs tank --json | jq -r '.runs[0].result')
 assert_eq "the run's series" 1 "$(metric "tierd_runs_total{pool=\"tank\",trigger=\"on-demand\",result=\"$result\"}")"
 assert_eq "promoted by the move and the run" \
-	"$("$TIERCTL" stats tank --json | jq .migration.promoted_extents)" \
+	"$("$TIERCTL" stats tank --json | jq .stats.migration.promoted_extents)" \
 	"$(metric 'tierd_migrated_extents_total{pool="tank",direction="promote"}')"
 tierctl_ok tier pause tank
 scrape

@@ -51,8 +51,8 @@ step "a tiering run on the inactive pool empties the SSD (policy lowest)"
 tierctl_ok policy set tank lowest
 tierctl_ok pool deactivate tank
 tierctl_ok tier now tank --wait
-assert_eq "run result" done "$("$TIERCTL" runs tank --json | jq -r '.[0].result')"
-assert_eq "run demoted" 5 "$("$TIERCTL" runs tank --json | jq -r '.[0].demoted_extents')"
+assert_eq "run result" done "$("$TIERCTL" runs tank --json | jq -r '.runs[0].result')"
+assert_eq "run demoted" 5 "$("$TIERCTL" runs tank --json | jq -r '.runs[0].demoted_extents')"
 tierctl_ok pool activate tank
 assert_eq "devices in the table" "$hdd_mm" "$(dmsetup table tank | awk '{ print $4 }' | sort -u)"
 check "after the offline run"

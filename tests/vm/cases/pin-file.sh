@@ -75,9 +75,9 @@ s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 replies = s.makefile()
 for params in ({"ranges": [[0, e], [size, e], [2 * e, e]]},
-               {"ranges": [[0, e]], "offset": 0, "length": e}):
+               {"ranges": [[0, e]], "offset_bytes": 0, "size_bytes": e}):
     params.update(name="tank", tier="hdd")
-    s.sendall((json.dumps({"protocol": 1, "method": "pin.add", "params": params}) + "\n").encode())
+    s.sendall((json.dumps({"protocol": 2, "method": "pin.add", "params": params}) + "\n").encode())
     print(replies.readline().strip())
 EOF
 )
@@ -85,8 +85,8 @@ echo "$replies"
 assert_eq "both refused" "false false" "$(jq .ok <<<"$replies" | xargs)"
 jq -r .error.message <<<"$replies" | head -n1 | grep -q "range 2 of 3 .*no range was changed" ||
 	fail "the error does not name the bad range: $replies"
-jq -r .error.message <<<"$replies" | tail -n1 | grep -q "give either offset and length, or ranges" ||
-	fail "ranges beside offset and length not refused as such: $replies"
+jq -r .error.message <<<"$replies" | tail -n1 | grep -q "give either offset_bytes and size_bytes, or ranges" ||
+	fail "ranges beside offset_bytes and size_bytes not refused as such: $replies"
 assert_eq "pins after the refused requests" "$before" "$(pins)"
 
 step "unpin --file removes them"

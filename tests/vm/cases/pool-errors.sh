@@ -55,7 +55,7 @@ tierctl_fails 2 "extent size" pool create p --hdd "$hdd" --extent-size 2G
 tierctl_fails 1 "invalid pool name" pool create 'bad/name' --hdd "$hdd"
 tierctl_fails 1 "invalid pool name" pool create '.hidden' --hdd "$hdd"
 tierctl_fails 1 "a device-mapper device named holder already exists" pool create holder --hdd "$hdd"
-assert_eq "pools after bad creates" 0 "$("$TIERCTL" pool list --json | jq 'length')"
+assert_eq "pools after bad creates" 0 "$("$TIERCTL" pool list --json | jq '.pools | length')"
 
 step "a device already in a pool"
 tierctl_ok pool create tank --hdd "$hdd"

@@ -81,7 +81,7 @@ tierd_stop TERM
 dmsetup remove tank
 rm -rf "$TIERD_STATE"
 tierd_start
-assert_eq "pools known before import" 0 "$("$TIERCTL" pool list --json | jq 'length')"
+assert_eq "pools known before import" 0 "$("$TIERCTL" pool list --json | jq '.pools | length')"
 tierctl_ok pool import "$hdd" "$ssd"
 check "after import"
 assert_eq "SSD extents used after import" 9 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
@@ -92,6 +92,6 @@ tierctl_ok pool destroy tank
 [ ! -e $vol ] || fail "$vol still there after destroy"
 assert_eq "HDD signature after destroy" "" "$(blkid -p -o value -s TYPE "$hdd" || true)"
 assert_eq "first bytes of the HDD" 0000000000000000 "$(dd if="$hdd" bs=4096 count=1 iflag=direct status=none | head -c 8 | xxd -p)"
-assert_eq "pools after destroy" 0 "$("$TIERCTL" pool list --json | jq 'length')"
+assert_eq "pools after destroy" 0 "$("$TIERCTL" pool list --json | jq '.pools | length')"
 tierd_stop TERM
 echo "pool-lifecycle: ok"

@@ -50,9 +50,9 @@ check_after_boot() {
 	assert_eq "pool state after the power cut" active "$(pool_field tank .state)"
 	grep -E "inconsistent|not activating" /tmp/tierd.log && fail "tierd refused its map"
 	assert_eq "runs still running" 0 \
-		"$("$TIERCTL" runs tank --limit 1000 --json | jq '[.[] | select(.result == "running")] | length')"
+		"$("$TIERCTL" runs tank --limit 1000 --json | jq '[.runs[] | select(.result == "running")] | length')"
 	"$TIERCTL" runs tank --limit 1 --json |
-		jq -M -c '.[0] | {id, result, planned_extents, promoted_extents, demoted_extents}'
+		jq -M -c '.runs[0] | {id, result, planned_extents, promoted_extents, demoted_extents}'
 	pool_check_table "after cut $((TIERD_VM_BOOT - 1))" tank $hdd $ssd
 	acked=$(journal_acked)
 	echo "journal: $(($(stat -c %s "$J") / 16 - 1)) records, acknowledged up to $acked"
@@ -80,7 +80,7 @@ run_and_cut() {
 		"$TIERCTL" pin tank $((le * E)) $((w * E)) --tier ssd >/dev/null || fail "pin at $le failed"
 	done
 	: >/tmp/tierd.log
-	run=$("$TIERCTL" tier now tank --json | jq -r '.run.id // .id')
+	run=$("$TIERCTL" tier now tank --json | jq -r '.run.id')
 	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
 	# Where the cut lands, as the devices show it (a few ms before it).
 	if [[ $(dmsetup info tank) == *SUSPENDED* ]]; then
@@ -115,7 +115,7 @@ step "runs after the last cut honour the pins"
 "$WRITELOG" write "${known[@]}" --blocks 4096 --rate 100 --sync-every 16 --seed "$RANDOM" >/tmp/writer.out &
 writer=$!
 for ((i = 0; i < 5; i++)); do
-	[ "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.moves_total)" = 0 ] && break
+	[ "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.planned_extents)" = 0 ] && break
 	tierctl_ok tier now tank --wait >/dev/null
 done
 n=0

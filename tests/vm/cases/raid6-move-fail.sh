@@ -100,7 +100,7 @@ step "a run that promotes $N extents and demotes $N, two members failing mid-bat
 tierctl_ok policy set tank lowest
 tierctl_ok pin tank $((A * E)) $((N * E)) --tier ssd
 tierctl_ok pin tank $((B * E)) $((N * E)) --tier hdd
-assert_eq "moves planned" $((2 * N)) "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.moves_total)"
+assert_eq "moves planned" $((2 * N)) "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.planned_extents)"
 batches() { grep -c "batch of .* extents: stall" /tmp/tierd.log || true; }
 before=$(batches)
 ssd_delay 100
@@ -112,8 +112,8 @@ runner=$!
 # it: under a loaded host each program run here can take most of a second.
 failed=0 last='' failed_dirs=''
 while kill -0 $runner 2>/dev/null && [ $failed -lt 2 ]; do
-	info=$("$TIERCTL" pool show tank --json | jq -r '"\(.job.done // 0) " +
-		([.job.batch // [] | .[] | "\(.from)->\(.to)"] | group_by(.) |
+	info=$("$TIERCTL" pool show tank --json | jq -r '"\(.pool.job.done_extents // 0) " +
+		([.pool.job.batch // [] | .[] | "\(.from)->\(.to)"] | group_by(.) |
 			map("\(length) \(.[0])") | join(" "))')
 	started=${info%% *} dirs=${info#* }
 	if [ -n "$dirs" ] && [ "$started" != "$last" ]; then
@@ -140,11 +140,11 @@ for dir in "hdd->ssd" "ssd->hdd"; do
 done
 grep -q '\[6/4\]' /proc/mdstat || fail "array not doubly degraded: $(cat /proc/mdstat)"
 [ -s /tmp/writer.err ] && fail "writes to the volume failed: $(cat /tmp/writer.err)"
-run=$("$TIERCTL" runs tank --json | jq '.[0]')
+run=$("$TIERCTL" runs tank --json | jq '.runs[0]')
 echo "$run" | jq -c .
 assert_eq "tier now --wait status" 0 "$rc"
 assert_eq "run result" "done" "$(echo "$run" | jq -r .result)"
-assert_eq "run failed moves" 0 "$(echo "$run" | jq .failed)"
+assert_eq "run failed moves" 0 "$(echo "$run" | jq .failed_extents)"
 assert_eq "run promoted" $N "$(echo "$run" | jq .promoted_extents)"
 assert_eq "run demoted" $N "$(echo "$run" | jq .demoted_extents)"
 assert_eq "batches of the run" 3 $(($(batches) - before))

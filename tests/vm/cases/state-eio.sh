@@ -105,9 +105,9 @@ heal() {
 	[ "$rc" -le 1 ] || { cat /tmp/fsck.log; fail "e2fsck: status $rc"; }
 	mount /dev/mapper/statedev /tmp/st
 	tierd_start
-	assert_eq "pools after the restart" "$pools" "$("$TIERCTL" pool list --json | jq -r '[.[].name] | join(" ")')"
+	assert_eq "pools after the restart" "$pools" "$("$TIERCTL" pool list --json | jq -r '[.pools[].name] | join(" ")')"
 	assert_eq "active pools after the restart" "$pools" \
-		"$("$TIERCTL" pool list --json | jq -r '[.[] | select(.state == "active") | .name] | join(" ")')"
+		"$("$TIERCTL" pool list --json | jq -r '[.pools[] | select(.state == "active") | .name] | join(" ")')"
 	assert_eq "spare's table after the restart" "$spare_table" "$(dmsetup table spare)"
 	assert_eq "moves refused after the restart" null "$(pool_field tank .moves_refused)"
 	check "after the restart"
@@ -123,7 +123,7 @@ table=$(dmsetup table tank) pools="spare tank"
 tierctl_ok pin tank 32M 2M --tier hdd >/dev/null
 tierctl_ok schedule set tank --max-bytes 5M >/dev/null
 pins() { pool_field tank '[.pins[] | "\(.first_extent)+\(.extents):\(.tier)"] | join(" ")'; }
-max_bytes() { "$TIERCTL" schedule show tank --json | jq -r .max_bytes; }
+max_bytes() { "$TIERCTL" schedule show tank --json | jq -r .schedule.max_bytes; }
 assert_eq "pins" "32+2:hdd" "$(pins)"
 assert_eq "max bytes a run" $((5 * E)) "$(max_bytes)"
 state_device fail

@@ -15,14 +15,14 @@ tierctl_ok pool create tank --hdd "$hdd"
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow
 vol=/dev/mapper/tank
 tierctl_ok extent move tank 2 3 --tier ssd
-stats() { "$TIERCTL" stats tank --json --window 1m | jq -r "$1"; }
+stats() { "$TIERCTL" stats tank --json --window 1m | jq -r ".stats | $1"; }
 mapped_extents() {
 	dmsetup table tank | awk -v d="$1" -v e=$((E / 512)) '$4 == d { n += $2 / e } END { print n + 0 }'
 }
 
 step "used extents per tier as the table maps them"
 "$TIERCTL" stats tank
-"$TIERCTL" stats tank --json | jq -e 'has("pool") and has("extent_size") and has("state") and
+"$TIERCTL" stats tank --json | jq -e '.stats | has("name") and has("extent_size_bytes") and has("state") and
 	has("tiers") and has("io") and has("migration") and has("last_run") and has("schedule")' \
 	>/dev/null || fail "stats --json lacks a member"
 assert_eq "SSD used" "$(mapped_extents "$ssd_mm")" "$(stats '.tiers[] | select(.class == "ssd") | .used_extents')"
@@ -43,27 +43,27 @@ step "a workload on SSD extents only"
 next_minute
 reads 2
 sleep 2
-f=$(stats .io.ssd_io_fraction)
-echo "ssd_io_fraction $f"
+f=$(stats .io.ssd_io_share)
+echo "ssd_io_share $f"
 # jq, not awk: awk compares a null share as a string, and "null" > "0.8".
-stats_test() { "$TIERCTL" stats tank --json --window 1m | jq -e "$1" >/dev/null; }
-stats_test '(.io.ssd_io_fraction | type) == "number" and .io.ssd_io_fraction > 0.8' ||
+stats_test() { "$TIERCTL" stats tank --json --window 1m | jq -e ".stats | $1" >/dev/null; }
+stats_test '(.io.ssd_io_share | type) == "number" and .io.ssd_io_share > 0.8' ||
 	fail "SSD share $f after SSD-only reads"
 
 step "a workload on HDD extents only"
 next_minute
 reads 10
 sleep 2
-f=$(stats .io.ssd_io_fraction)
-echo "ssd_io_fraction $f"
-stats_test '(.io.ssd_io_fraction | type) == "number" and .io.ssd_io_fraction < 0.2' ||
+f=$(stats .io.ssd_io_share)
+echo "ssd_io_share $f"
+stats_test '(.io.ssd_io_share | type) == "number" and .io.ssd_io_share < 0.2' ||
 	fail "SSD share $f after HDD-only reads"
 
 step "history and plot"
 "$TIERCTL" stats tank --history 10m --step 1m
-n=$("$TIERCTL" stats tank --json --history 10m --step 1m | jq '.history | length')
+n=$("$TIERCTL" stats tank --json --history 10m --step 1m | jq '.stats.history | length')
 assert_eq "history intervals" 10 "$n"
-moved=$("$TIERCTL" stats tank --json --history 10m --step 1m | jq '[.history[].promoted_bytes] | add')
+moved=$("$TIERCTL" stats tank --json --history 10m --step 1m | jq '[.stats.history[].promoted_bytes] | add')
 assert_eq "moves in the history" $((3 * E)) "$moved"
 if command -v gnuplot >/dev/null; then
 	tierctl_ok stats tank --history 10m --plot /tmp/stats.svg

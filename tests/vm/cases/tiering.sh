@@ -39,12 +39,12 @@ random_reads() {
 	fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$(($1 * E)) \
 		--size=$E --number_ios="$2" --randrepeat=0 --output=/dev/null
 }
-stats() { "$TIERCTL" stats tank --json | jq -r "$1"; }
+stats() { "$TIERCTL" stats tank --json | jq -r ".stats | $1"; }
 
 step "the policies shipped"
 "$TIERCTL" policy list
-assert_eq "policies" "auto highest lowest" "$("$TIERCTL" policy list --json | jq -r '.[].name' | xargs)"
-assert_eq "default policy" auto "$("$TIERCTL" schedule show tank --json | jq -r .policy)"
+assert_eq "policies" "auto highest lowest" "$("$TIERCTL" policy list --json | jq -r '.policies[].name' | xargs)"
+assert_eq "default policy" auto "$("$TIERCTL" schedule show tank --json | jq -r .schedule.policy)"
 tierctl_fails 1 "no policy named nosuch" policy set tank nosuch
 
 step "a sequential scan of the whole volume plans no promotion"
@@ -57,12 +57,12 @@ fio --name=scan4k --filename=$vol --direct=1 --ioengine=libaio --iodepth=16 --rw
 # Before the scan is sampled, no plan would promote anything either.
 nr_extents=$((size / E))
 scanned() {
-	[ "$("$TIERCTL" heat tank --top $nr_extents --json | jq '[.[] | select(.reads > 0)] | length')" = $nr_extents ]
+	[ "$("$TIERCTL" heat tank --top $nr_extents --json | jq '[.heat.extents[] | select(.reads > 0)] | length')" = $nr_extents ]
 }
 wait_until 30 "the scan in the heat of every extent" scanned
 "$TIERCTL" heat tank --top 3
 assert_eq "promotions planned after a scan" 0 \
-	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.promote_extents)"
+	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.promoted_extents)"
 
 step "a hot set of scattered HDD extents"
 hot="3 11 19 27"
@@ -71,7 +71,7 @@ for le in $hot; do
 	random_reads "$le" 200
 done
 hot_sampled() {
-	[ "$("$TIERCTL" heat tank --top 4 --json | jq -r '.[].extent' | sort -n | xargs)" = "$hot" ]
+	[ "$("$TIERCTL" heat tank --top 4 --json | jq -r '.heat.extents[].extent' | sort -n | xargs)" = "$hot" ]
 }
 wait_until 30 "the hot set on top of the heat" hot_sampled
 table=$(dmsetup table tank)
@@ -79,10 +79,10 @@ tierctl_ok tier now tank --dry-run
 plan=$("$TIERCTL" tier now tank --dry-run --json)
 echo "$plan" | jq -c '.plan | del(.moves)'
 assert_eq "--dry-run leaves the table" "$table" "$(dmsetup table tank)"
-assert_eq "promotions planned" 4 "$(echo "$plan" | jq .plan.promote_extents)"
+assert_eq "promotions planned" 4 "$(echo "$plan" | jq .plan.promoted_extents)"
 assert_eq "hot set planned up" "$hot" \
 	"$(echo "$plan" | jq -r '.plan.moves[] | select(.to == "ssd") | .extent' | sort -n | xargs)"
-echo "$plan" | jq -e '.plan.ssd_share_after > .plan.ssd_share_before' >/dev/null ||
+echo "$plan" | jq -e '.plan.ssd_io_share_after > .plan.ssd_io_share_before' >/dev/null ||
 	fail "the plan does not raise the SSD's share"
 
 step "tier now --wait"
@@ -95,17 +95,17 @@ check "after the run"
 # --verify-moves compared every copy with its source while suspended.
 grep -q "verified the batch's copies in .*: 0 differ, 0 unreadable" /tmp/tierd.log ||
 	fail "no verification logged: $(grep -i verif /tmp/tierd.log)"
-run=$("$TIERCTL" runs tank --json | jq '.[0]')
+run=$("$TIERCTL" runs tank --json | jq '.runs[0]')
 echo "$run" | jq -c .
 assert_eq "run trigger" on-demand "$(echo "$run" | jq -r .trigger)"
 assert_eq "run result" done "$(echo "$run" | jq -r .result)"
 assert_eq "run promoted" 4 "$(echo "$run" | jq .promoted_extents)"
-assert_eq "run bytes" $(((4 + $(echo "$run" | jq .demoted_extents)) * E)) "$(echo "$run" | jq .bytes)"
+assert_eq "run bytes" $(((4 + $(echo "$run" | jq .demoted_extents)) * E)) "$(echo "$run" | jq .moved_bytes)"
 assert_eq "stats: SSD extents as mapped" "$(ssd_extents)" \
 	"$(stats '.tiers[] | select(.class == "ssd") | .used_extents')"
 assert_eq "stats: last run" "$(echo "$run" | jq .id)" "$(stats .last_run.id)"
 assert_eq "a second run moves nothing" 0 \
-	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.moves_total)"
+	"$("$TIERCTL" tier now tank --dry-run --json | jq .plan.planned_extents)"
 
 step "pins win over heat"
 tierctl_ok pin tank $((3 * E)) 4M --tier hdd
@@ -144,11 +144,11 @@ tierctl_fails 2 "" schedule set tank
 tierctl_fails 1 "unknown schedule" schedule set tank weekly
 tierctl_ok schedule set tank every 1m --io-awareness off --rate 0
 "$TIERCTL" schedule show tank
-assert_eq "schedule spec" "every 1m" "$("$TIERCTL" schedule show tank --json | jq -r .spec)"
-next=$("$TIERCTL" schedule show tank --json | jq -r .next_run)
+assert_eq "schedule spec" "every 1m" "$("$TIERCTL" schedule show tank --json | jq -r .schedule.spec)"
+next=$("$TIERCTL" schedule show tank --json | jq -r .schedule.next_run_at)
 [ "$next" != null ] || fail "no next run"
 for i in $(seq 150); do
-	n=$("$TIERCTL" runs tank --json | jq '[.[] | select(.trigger == "schedule")] | length')
+	n=$("$TIERCTL" runs tank --json | jq '[.runs[] | select(.trigger == "schedule")] | length')
 	[ "$n" -gt 0 ] && break
 	sleep 1
 done
@@ -156,30 +156,30 @@ done
 # One run per minute: the timer must not fire again a second later.
 sleep 5
 assert_eq "scheduled runs a few seconds on" 1 \
-	"$("$TIERCTL" runs tank --json | jq '[.[] | select(.trigger == "schedule")] | length')"
+	"$("$TIERCTL" runs tank --json | jq '[.runs[] | select(.trigger == "schedule")] | length')"
 "$TIERCTL" runs tank
 tierctl_ok schedule set tank manual
 check "after the scheduled run"
 
 step "a clock stepped forward over a daily time starts the run it skipped"
-idle() { [ "$("$TIERCTL" schedule show tank --json | jq .running)" = false ]; }
+idle() { [ "$("$TIERCTL" schedule show tank --json | jq .schedule.running)" = false ]; }
 wait_until 60 "the scheduled run finished" idle
 due=$((($(date +%s) / 60 + 3) * 60))
 tierctl_ok schedule set tank "daily $(date -d @$due +%H:%M)"
 iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
-assert_eq "next run before the step" "$(iso $due)" "$("$TIERCTL" schedule show tank --json | jq -r .next_run)"
-runs_before=$("$TIERCTL" runs tank --json | jq length)
+assert_eq "next run before the step" "$(iso $due)" "$("$TIERCTL" schedule show tank --json | jq -r .schedule.next_run_at)"
+runs_before=$("$TIERCTL" runs tank --json | jq '.runs | length')
 date -s "@$((due + 60))" >/dev/null
 for i in $(seq 30); do
-	[ "$("$TIERCTL" runs tank --json | jq length)" -gt "$runs_before" ] && break
+	[ "$("$TIERCTL" runs tank --json | jq '.runs | length')" -gt "$runs_before" ] && break
 	sleep 1
 done
-assert_eq "runs after the step" $((runs_before + 1)) "$("$TIERCTL" runs tank --json | jq length)"
-assert_eq "its trigger" schedule "$("$TIERCTL" runs tank --json | jq -r '.[0].trigger')"
+assert_eq "runs after the step" $((runs_before + 1)) "$("$TIERCTL" runs tank --json | jq '.runs | length')"
+assert_eq "its trigger" schedule "$("$TIERCTL" runs tank --json | jq -r '.runs[0].trigger')"
 grep "the clock was stepped over the run due at" /tmp/tierd.log ||
 	fail "the catch-up is not logged"
 assert_eq "next run after the step" "$(iso $((due + 86400)))" \
-	"$("$TIERCTL" schedule show tank --json | jq -r .next_run)"
+	"$("$TIERCTL" schedule show tank --json | jq -r .schedule.next_run_at)"
 tierctl_ok schedule set tank manual
 tierd_stop TERM
 echo "tiering: ok"
