@@ -177,6 +177,17 @@ tierctl_fails() {
 	echo "ok: tierctl $* -> $rc: $out"
 }
 
+# json_valid SCHEMA TIERCTL-ARGS...: `tierctl ARGS --json` succeeds and its
+# document is valid against schema/json/SCHEMA.schema.json (docs/protocol.md).
+json_valid() {
+	local schema=$1 out
+	shift
+	out=$("$TIERCTL" "$@" --json) || fail "tierctl $* --json: status $?: $out"
+	python3 "$TIERD_SOURCE_DIR/tests/json/check-json" "$TIERD_SOURCE_DIR/schema/json" "$schema" \
+		<<<"$out" || fail "tierctl $* --json does not match $schema.schema.json: $out"
+	echo "ok: tierctl $* --json is a valid $schema"
+}
+
 # pool_field POOL JQ-FILTER: one value of the pool object of `tierctl pool show POOL --json`.
 pool_field() {
 	"$TIERCTL" pool show "$1" --json | jq -r ".pool | $2"
