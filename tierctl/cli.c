@@ -153,6 +153,40 @@ int cli_fail_code(const char *code, const char *fmt, ...)
 	return r;
 }
 
+int cli_confirm(bool yes, const char *what, ...)
+{
+	char *question = NULL, *answer = NULL;
+	size_t size = 0;
+	ssize_t n;
+	va_list ap;
+	int r;
+
+	if (yes)
+		return CLI_PROCEED;
+	va_start(ap, what);
+	r = vasprintf(&question, what, ap);
+	va_end(ap);
+	if (r < 0)
+		return cli_fail("%s", strerror(ENOMEM));
+	/* A script or a pipe cannot answer: it must say --yes, in the open. */
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+		r = cli_fail_code("EPERM", "%s; without a terminal to ask on, give --yes to go on",
+				  question);
+		goto out;
+	}
+	fprintf(stderr, "%s.\nType 'yes' to go on: ", question);
+	fflush(stderr);
+	n = getline(&answer, &size, stdin);
+	if (n > 0 && answer[n - 1] == '\n')
+		answer[--n] = '\0';
+	r = n >= 0 && !strcmp(answer, "yes") ? CLI_PROCEED :
+					       cli_fail_code("ECANCELED", "not confirmed; nothing changed");
+out:
+	free(answer);
+	free(question);
+	return r;
+}
+
 int cli_bad_option(const char *who, char **argv, int c)
 {
 	const char *arg = argv[optind - 1];
@@ -170,16 +204,23 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
 	      char ***args, int *n_args)
 {
 	struct option *longopts;
-	size_t n = 0;
+	/* -y is short for --yes, for the commands that take it. */
+	const char *optstring = ":h";
+	size_t n = 0, yes = n_options;
 	int c, r = CLI_PROCEED;
 
 	longopts = calloc(n_options + 4, sizeof(*longopts));
 	if (!longopts)
 		return cli_fail("%s", strerror(ENOMEM));
-	for (size_t i = 0; i < n_options; i++)
+	for (size_t i = 0; i < n_options; i++) {
 		longopts[n++] = (struct option){ options[i].name,
 						 options[i].value ? required_argument : no_argument,
 						 NULL, CLI_OPTION_BASE + (int)i };
+		if (!strcmp(options[i].name, "yes")) {
+			yes = i;
+			optstring = ":hy";
+		}
+	}
 	longopts[n++] = (struct option){ "json", no_argument, NULL, CLI_OPT_JSON };
 	longopts[n++] = (struct option){ "socket", required_argument, NULL, CLI_OPT_SOCKET };
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -187,9 +228,11 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
 	/* 0 restarts getopt for this argv; opterr 0 because the messages are ours. */
 	optind = 0;
 	opterr = 0;
-	while (r == CLI_PROCEED && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while (r == CLI_PROCEED && (c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		const struct cli_option *opt;
 
+		if (c == 'y')
+			c = CLI_OPTION_BASE + (int)yes;
 		switch (c) {
 		case 'h':
 			cli_print_help(cmd, stdout);

@@ -129,6 +129,16 @@ struct json_object *cli_json_document(void);
 int cli_call_failed(int r, const struct client_error *error);
 
 /*
+ * Before a command that loses data: CLI_PROCEED when yes (--yes) was given or
+ * the person at the terminal types "yes" to "WHAT.  Type 'yes' to go on: ";
+ * else it prints why not and returns CLI_EXIT_FAILURE: not confirmed, or no
+ * terminal to ask on (standard input and standard error), which the message
+ * says --yes answers.  what is a sentence without its final stop.
+ */
+__attribute__((format(printf, 2, 3)))
+int cli_confirm(bool yes, const char *what, ...);
+
+/*
  * Parse cmd's options (and the common --json, --socket, --help) and check it
  * got min_args to max_args operands, which *args then points to.  Returns
  * CLI_PROCEED, or the exit status when help was printed or usage was wrong.

@@ -37,12 +37,12 @@ static int poolcmd_print_changed(struct cli *cli, const struct cli_command *cmd,
 static int poolcmd_create(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
 	const char *hdd = NULL, *ssd = NULL, *extent_text = NULL;
-	bool force = false;
+	bool wipe = false;
 	const struct cli_option options[] = {
 		CLI_VALUE("hdd", &hdd),
 		CLI_VALUE("ssd", &ssd),
 		CLI_VALUE("extent-size", &extent_text),
-		CLI_FLAG("force", &force),
+		CLI_FLAG("wipe-signatures", &wipe),
 	};
 	struct json_object *params = NULL, *result = NULL;
 	uint64_t extent = 0;
@@ -67,8 +67,8 @@ static int poolcmd_create(struct cli *cli, const struct cli_command *cmd, int ar
 		cli_param_path(&params, "ssd", ssd);
 	if (extent_text)
 		cli_param_uint(&params, "extent_size_bytes", extent);
-	if (force)
-		cli_param_bool(&params, "force", true);
+	if (wipe)
+		cli_param_bool(&params, "wipe_signatures", true);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (!r)
 		r = poolcmd_print_changed(cli, cmd, result);
@@ -110,19 +110,27 @@ out:
 /* The commands that take only a pool's name: show, activate, deactivate, destroy. */
 static int poolcmd_named(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
-	bool force = false, degraded = false;
-	const struct cli_option destroy_options[] = { CLI_FLAG("force", &force) };
+	bool force = false, degraded = false, yes = false;
+	const struct cli_option destroy_options[] = { CLI_FLAG("force", &force),
+						      CLI_FLAG("yes", &yes) };
 	const struct cli_option activate_options[] = { CLI_FLAG("degraded", &degraded) };
 	/* Each option only where it means something; the others must not accept it silently. */
 	const char *word = cli_command_word(cmd);
-	const struct cli_option *options = !strcmp(word, "destroy")  ? destroy_options :
+	bool destroy = !strcmp(word, "destroy");
+	const struct cli_option *options = destroy		      ? destroy_options :
 					   !strcmp(word, "activate") ? activate_options :
 								       NULL;
+	size_t n_options = destroy ? ARRAY_SIZE(destroy_options) : options ? 1 : 0;
 	struct json_object *params, *result = NULL;
 	char **args;
 	int n_args, r;
 
-	r = cli_parse(cli, cmd, argc, argv, options, options ? 1 : 0, 1, 1, &args, &n_args);
+	r = cli_parse(cli, cmd, argc, argv, options, n_options, 1, 1, &args, &n_args);
+	if (r != CLI_PROCEED)
+		return r;
+	if (destroy)
+		r = cli_confirm(yes, "Destroying pool %s loses the data on its volume for good",
+				args[0]);
 	if (r != CLI_PROCEED)
 		return r;
 	params = cli_params(args[0]);
@@ -188,10 +196,10 @@ static int poolcmd_drop_missing(struct cli *cli, const struct cli_command *cmd, 
 	r = cli_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), 1, 1, &args, &n_args);
 	if (r != CLI_PROCEED)
 		return r;
-	if (!yes)
-		return cli_usage(cmd->name,
-				 "what the missing device held becomes unrecoverable, even if the"
-				 " device comes back; give --yes to drop it");
+	r = cli_confirm(yes, "Dropping the missing device of pool %s makes what it held"
+			" unrecoverable, even if the device comes back", args[0]);
+	if (r != CLI_PROCEED)
+		return r;
 	if (progress_new(stderr, isatty(STDERR_FILENO), &progress) < 0)
 		return cli_output_done(-ENOMEM);
 	params = cli_params(args[0]);
@@ -223,14 +231,15 @@ out:
 static const struct cli_command poolcmd_commands[] = {
 	{
 		.name = "pool create",
-		.synopsis = "NAME --hdd DEV [--ssd DEV] [--extent-size SIZE] [--force]",
+		.synopsis = "NAME --hdd DEV [--ssd DEV] [--extent-size SIZE] [--wipe-signatures]",
 		.summary = "make a pool of an HDD and an optional SSD, and its volume",
 		.description =
 			"Create a pool over an HDD device and, optionally, an SSD device, and\n"
 			"its volume /dev/mapper/NAME, whose size is the usable capacity of both\n"
 			"tiers together.  tierd writes its superblock and metadata to every\n"
 			"device: what the devices held is lost.  Devices that carry a filesystem,\n"
-			"RAID or LVM signature are refused unless --force is given.\n"
+			"RAID, LVM or another pool's signature are refused unless\n"
+			"--wipe-signatures is given.\n"
 			"\n"
 			"This is tiering, not caching: the SSD tier holds the only copy of\n"
 			"every extent tierd moves to it.  Put md RAID1 or RAID10 under the SSD\n"
@@ -246,8 +255,8 @@ static const struct cli_command poolcmd_commands[] = {
 			"      --extent-size SIZE  the unit of placement and migration: a power of\n"
 			"                          two from 1M to 1G, with a K, M, G or T suffix\n"
 			"                          (default 4M); fixed for the pool's life\n"
-			"      --force             format devices even if they carry a filesystem,\n"
-			"                          RAID or LVM signature\n",
+			"      --wipe-signatures   format devices even if they carry a filesystem,\n"
+			"                          RAID, LVM or tierd signature\n",
 		.examples =
 			"  tierctl pool create tank --hdd /dev/md0 --ssd /dev/nvme0n1\n"
 			"  tierctl pool create archive --hdd /dev/sdb --extent-size 16M\n",
@@ -331,14 +340,18 @@ static const struct cli_command poolcmd_commands[] = {
 	},
 	{
 		.name = "pool destroy",
-		.synopsis = "NAME [--force]",
+		.synopsis = "NAME [--yes] [--force]",
 		.summary = "remove a pool and wipe tierd's metadata from its devices",
 		.description =
 			"Remove the pool's volume, wipe tierd's superblocks from its devices and\n"
-			"forget the pool.  The data on the volume is lost for good.  Refused\n"
-			"while the volume is open, unless --force.\n",
-		.options = "      --force             destroy the pool even while its volume is open\n",
-		.examples = "  tierctl pool destroy tank\n",
+			"forget the pool.  The data on the volume is lost for good, so tierctl\n"
+			"asks first: type 'yes' to go on.  Without a terminal to ask on it\n"
+			"refuses unless --yes is given.  tierd refuses while the volume is\n"
+			"open, unless --force.\n",
+		.options = "  -y, --yes               destroy without asking\n"
+			   "      --force             destroy the pool even while its volume is open\n",
+		.examples = "  tierctl pool destroy tank\n"
+			    "  tierctl pool destroy tank --yes\n",
 		.run = poolcmd_named,
 		.method = "pool.destroy",
 	},
@@ -362,7 +375,7 @@ static const struct cli_command poolcmd_commands[] = {
 	},
 	{
 		.name = "pool drop-missing",
-		.synopsis = "NAME --yes",
+		.synopsis = "NAME [--yes]",
 		.summary = "drop a dead device from a degraded pool for good",
 		.description =
 			"Leave a pool's missing device out for good, when it is not coming\n"
@@ -377,9 +390,10 @@ static const struct cli_command poolcmd_commands[] = {
 			"Refused, with nothing changed, when the HDD is the missing device, or\n"
 			"when the HDD lacks free extents for all the lost ones (a volume grown\n"
 			"by the SSD): the error says how many are needed and free.  What the\n"
-			"device held cannot be had back afterwards, even if it returns: --yes\n"
-			"is required.\n",
-		.options = "      --yes               drop it: the lost extents become zeros for good\n",
+			"device held cannot be had back afterwards, even if it returns: tierctl\n"
+			"asks first (type 'yes'), and without a terminal refuses unless --yes.\n",
+		.options = "  -y, --yes               drop it without asking: the lost extents become\n"
+			   "                          zeros for good\n",
 		.examples =
 			"  tierctl pool activate tank --degraded\n"
 			"  tierctl pool drop-missing tank --yes\n",

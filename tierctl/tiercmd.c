@@ -64,11 +64,11 @@ static int tiercmd_parse(struct cli *cli, const struct cli_command *cmd, int arg
 static int tiercmd_attach(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
 	const char *ssd = NULL;
-	bool no_grow = false, force = false;
+	bool no_grow = false, wipe = false;
 	const struct cli_option options[] = {
 		CLI_VALUE("ssd", &ssd),
 		CLI_FLAG("no-grow", &no_grow),
-		CLI_FLAG("force", &force),
+		CLI_FLAG("wipe-signatures", &wipe),
 	};
 	struct json_object *params = NULL, *result = NULL;
 	int r;
@@ -78,8 +78,8 @@ static int tiercmd_attach(struct cli *cli, const struct cli_command *cmd, int ar
 		return r;
 	if (no_grow)
 		cli_param_bool(&params, "grow", false);
-	if (force)
-		cli_param_bool(&params, "force", true);
+	if (wipe)
+		cli_param_bool(&params, "wipe_signatures", true);
 	r = cli_call(cli, cmd->method, params, NULL, &result);
 	if (!r)
 		r = tiercmd_print_changed(cli, "Attached", ssd, "to", result,
@@ -97,10 +97,11 @@ static int tiercmd_attach(struct cli *cli, const struct cli_command *cmd, int ar
 static int tiercmd_detach(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)
 {
 	const char *ssd = NULL;
-	bool shrink = false;
+	bool shrink = false, yes = false;
 	const struct cli_option options[] = {
 		CLI_VALUE("ssd", &ssd),
 		CLI_FLAG("shrink", &shrink),
+		CLI_FLAG("yes", &yes),
 	};
 	struct json_object *params = NULL, *result = NULL;
 	struct progress *progress = NULL;
@@ -112,6 +113,12 @@ static int tiercmd_detach(struct cli *cli, const struct cli_command *cmd, int ar
 	r = tiercmd_parse(cli, cmd, argc, argv, options, ARRAY_SIZE(options), &ssd, &params);
 	if (r != CLI_PROCEED)
 		return r;
+	/* Only shrinking loses data; a plain detach moves everything first. */
+	if (shrink)
+		r = cli_confirm(yes, "Detaching %s with --shrink cuts the volume by the SSD's"
+				" capacity: whatever lies past its new end is lost", ssd);
+	if (r != CLI_PROCEED)
+		goto out;
 	if (progress_new(stderr, isatty(STDERR_FILENO), &progress) < 0) {
 		r = cli_output_done(-ENOMEM);
 		goto out;
@@ -385,7 +392,7 @@ out:
 static const struct cli_command tiercmd_commands[] = {
 	{
 		.name = "tier attach",
-		.synopsis = "NAME --ssd DEV [--no-grow] [--force]",
+		.synopsis = "NAME --ssd DEV [--no-grow] [--wipe-signatures]",
 		.summary = "add an SSD tier to a live pool",
 		.description =
 			"Add an SSD tier to pool NAME while its volume is in use.  By default\n"
@@ -401,8 +408,8 @@ static const struct cli_command tiercmd_commands[] = {
 		.options =
 			"      --ssd DEV           the SSD's block device (required)\n"
 			"      --no-grow           keep the volume's size\n"
-			"      --force             format the SSD even if it carries a filesystem,\n"
-			"                          RAID or LVM signature\n",
+			"      --wipe-signatures   format the SSD even if it carries a filesystem,\n"
+			"                          RAID, LVM or tierd signature\n",
 		.examples =
 			"  tierctl tier attach tank --ssd /dev/nvme0n1 && resize2fs /dev/mapper/tank\n"
 			"  tierctl tier attach tank --ssd /dev/nvme0n1 --no-grow\n",
@@ -411,7 +418,7 @@ static const struct cli_command tiercmd_commands[] = {
 	},
 	{
 		.name = "tier detach",
-		.synopsis = "NAME --ssd DEV [--shrink]",
+		.synopsis = "NAME --ssd DEV [--shrink [--yes]]",
 		.summary = "move every extent off an SSD, then release it",
 		.description =
 			"Move every extent of pool NAME off the SSD to the HDD tier while the\n"
@@ -422,15 +429,18 @@ static const struct cli_command tiercmd_commands[] = {
 			"When the SSD's capacity is part of the volume's size (it was attached\n"
 			"without --no-grow), the HDD tier cannot hold the whole volume: tierd\n"
 			"refuses and names the size to shrink the filesystem to.  Shrink the\n"
-			"filesystem to that size, then detach with --shrink.\n",
+			"filesystem to that size, then detach with --shrink.  What lies past\n"
+			"the volume's new end is lost, so tierctl asks first (type 'yes'), and\n"
+			"without a terminal refuses unless --yes is given.\n",
 		.options =
 			"      --ssd DEV           the SSD's block device (required)\n"
 			"      --shrink            shrink the volume by the SSD's capacity; whatever\n"
-			"                          lies beyond the new end of the volume is lost\n",
+			"                          lies beyond the new end of the volume is lost\n"
+			"  -y, --yes               with --shrink: do not ask\n",
 		.examples =
 			"  tierctl tier detach tank --ssd /dev/nvme0n1\n"
 			"  resize2fs /dev/mapper/tank 700G &&\n"
-			"    tierctl tier detach tank --ssd /dev/nvme0n1 --shrink\n",
+			"    tierctl tier detach tank --ssd /dev/nvme0n1 --shrink --yes\n",
 		.run = tiercmd_detach,
 		.method = "tier.detach",
 	},

@@ -380,7 +380,7 @@ tierd_record() {
 }
 
 tierd_pool_destroy() {
-	"$tierctl" pool destroy bench --force >/dev/null
+	"$tierctl" pool destroy bench --yes --force >/dev/null
 	cur=""
 }
 

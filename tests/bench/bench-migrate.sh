@@ -198,8 +198,8 @@ for n in $POOLS; do
 				"$COUNT" "$m" "$(lat busy-$m)" "$during")"
 		done
 	fi
-	tierctl_ok pool destroy $name --force >/dev/null 2>&1 ||
-		"$TIERCTL" pool destroy $name >/dev/null
+	tierctl_ok pool destroy $name --yes --force >/dev/null 2>&1 ||
+		"$TIERCTL" pool destroy $name --yes >/dev/null
 done
 tierd_stop TERM
 

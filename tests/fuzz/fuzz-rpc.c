@@ -46,7 +46,7 @@ static void fuzz_params(json_object *params)
 		{ "hdd", RPC_STRING, true, &a.hdd },
 		{ "ssd", RPC_STRING, false, &a.ssd },
 		{ "extent_size_bytes", RPC_UINT64, false, &a.extent_size },
-		{ "force", RPC_BOOL, false, &a.force },
+		{ "wipe_signatures", RPC_BOOL, false, &a.force },
 	};
 	const struct rpc_param import[] = {
 		{ "devices", RPC_STRING_ARRAY, true, &a.devices },

@@ -122,7 +122,7 @@ static void pool_create_method(struct control_conn *conn, struct methods_ctx *m,
 		{ "hdd", RPC_STRING, true, &a.hdd },
 		{ "ssd", RPC_STRING, false, &a.ssd },
 		{ "extent_size_bytes", RPC_UINT64, false, &a.extent_size },
-		{ "force", RPC_BOOL, false, &a.force },
+		{ "wipe_signatures", RPC_BOOL, false, &a.wipe_signatures },
 	};
 	char err[POOL_ERR_MAX];
 	struct pool *p = NULL;
@@ -263,12 +263,12 @@ static void tier_attach_method(struct control_conn *conn, struct methods_ctx *m,
 			       json_object *params)
 {
 	const char *name = NULL, *ssd = NULL;
-	bool grow = true, force = false;
+	bool grow = true, wipe = false;
 	const struct rpc_param spec[] = {
 		{ "name", RPC_STRING, true, &name },
 		{ "ssd", RPC_STRING, true, &ssd },
 		{ "grow", RPC_BOOL, false, &grow },
-		{ "force", RPC_BOOL, false, &force },
+		{ "wipe_signatures", RPC_BOOL, false, &wipe },
 	};
 	char err[POOL_ERR_MAX];
 	struct pool *p;
@@ -279,7 +279,7 @@ static void tier_attach_method(struct control_conn *conn, struct methods_ctx *m,
 	p = find_idle_pool(conn, m, name);
 	if (!p)
 		return;
-	r = pool_attach(m->pools, p, ssd, grow, force, err, sizeof(err));
+	r = pool_attach(m->pools, p, ssd, grow, wipe, err, sizeof(err));
 	reply_pool_or_error(conn, m, r, p, err);
 }
 

@@ -27,7 +27,7 @@ static uint32_t pool_max_logical(const struct pool *p, const struct metadata_sb 
 	return max;
 }
 
-int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool force,
+int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool wipe_signatures,
 		char *err, size_t err_len)
 {
 	struct pool_new_dev nd = { .fd = -1 };
@@ -48,7 +48,7 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	if (ssd_dev >= 0)
 		return errbuf_fail(-EEXIST, err, err_len, "pool %s already has an SSD tier (%s)",
 				   p->sp.meta.name, p->sp.paths[ssd_dev]);
-	r = pool_check_new_device(ps, ssd, force, p, &nd, err, err_len);
+	r = pool_check_new_device(ps, ssd, wipe_signatures, p, &nd, err, err_len);
 	if (r < 0)
 		goto out;
 	if (nd.info.logical_block_size != hdd_lbs) {

@@ -61,11 +61,11 @@ int pool_create(struct pools *ps, const struct pool_create_args *a, struct pool 
 	if (a->ssd && pool_same_device(a->hdd, a->ssd))
 		return errbuf_fail(-EINVAL, err, err_len, "%s and %s are the same device", a->hdd,
 				   a->ssd);
-	r = pool_check_new_device(ps, a->hdd, a->force, NULL, &nd[0], err, err_len);
+	r = pool_check_new_device(ps, a->hdd, a->wipe_signatures, NULL, &nd[0], err, err_len);
 	if (r < 0)
 		goto out;
 	if (a->ssd) {
-		r = pool_check_new_device(ps, a->ssd, a->force, NULL, &nd[1], err, err_len);
+		r = pool_check_new_device(ps, a->ssd, a->wipe_signatures, NULL, &nd[1], err, err_len);
 		if (r < 0)
 			goto out;
 		if (nd[0].info.logical_block_size != nd[1].info.logical_block_size) {

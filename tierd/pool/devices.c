@@ -402,7 +402,7 @@ static int pool_has_dev_uuid(const struct pool *p, const uint8_t uuid[16])
  * written anywhere. attach_to: the pool an SSD is being attached to (its own
  * superblock left by an interrupted attach is no obstacle).
  */
-int pool_check_new_device(struct pools *ps, const char *path, bool force,
+int pool_check_new_device(struct pools *ps, const char *path, bool wipe_signatures,
 			  const struct pool *attach_to, struct pool_new_dev *nd, char *err,
 			  size_t err_len)
 {
@@ -436,23 +436,24 @@ int pool_check_new_device(struct pools *ps, const char *path, bool force,
 			return errbuf_fail(-EBUSY, err, err_len, "%s already belongs to pool %s",
 					   path, owner->sp.meta.name);
 		/* Left by an attach or detach of that pool that did not finish. */
-		if (owner && owner != attach_to && !force)
+		if (owner && owner != attach_to && !wipe_signatures)
 			return errbuf_fail(-EEXIST, err, err_len,
 					   "%s carries a leftover superblock of pool %s, which does not use"
-					   " it; use --force to overwrite it", path,
+					   " it; use --wipe-signatures to overwrite it", path,
 					   owner->sp.meta.name);
-		if (!owner && !force)
+		if (!owner && !wipe_signatures)
 			return errbuf_fail(-EEXIST, err, err_len,
 					   "%s belongs to tierd pool '%s', unknown here: import it with"
-					   " 'tierctl pool import', or use --force to overwrite it",
+					   " 'tierctl pool import', or use --wipe-signatures to overwrite it",
 					   path, sb.pool_name);
-	} else if (nd->info.signature[0] && !force) {
+	} else if (nd->info.signature[0] && !wipe_signatures) {
 		if (strncmp(nd->info.signature, "pt:", 3) == 0)
 			return errbuf_fail(-EEXIST, err, err_len,
-					   "%s has a %s partition table; use --force to overwrite it",
+					   "%s has a %s partition table; use --wipe-signatures to overwrite"
+					   " it",
 					   path, nd->info.signature + 3);
 		return errbuf_fail(-EEXIST, err, err_len,
-				   "%s has a %s signature; use --force to overwrite it", path,
+				   "%s has a %s signature; use --wipe-signatures to overwrite it", path,
 				   nd->info.signature);
 	}
 	r = blockdev_open_exclusive(path, O_RDWR | O_DIRECT | O_CLOEXEC, &nd->fd);

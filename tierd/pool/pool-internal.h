@@ -148,7 +148,7 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len);
  */
 bool pool_newest_leaves_out_missing(const struct pool *p);
 void pool_new_dev_close(struct pool_new_dev *nd);
-int pool_check_new_device(struct pools *ps, const char *path, bool force,
+int pool_check_new_device(struct pools *ps, const char *path, bool wipe_signatures,
 			  const struct pool *attach_to, struct pool_new_dev *nd, char *err,
 			  size_t err_len);
 int pool_same_device(const char *a, const char *b);

@@ -25,7 +25,7 @@ struct pool_create_args {
 	const char *hdd;
 	const char *ssd;      /* NULL: an HDD-only pool */
 	uint64_t extent_size; /* 0: POOL_DEFAULT_EXTENT_SIZE */
-	bool force;           /* overwrite filesystem, RAID, LVM and foreign tierd signatures */
+	bool wipe_signatures; /* overwrite filesystem, RAID, LVM and foreign tierd signatures */
 };
 
 /* Load every pool of the state (none is activated yet). */
@@ -82,7 +82,7 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 /* degraded: the devices given may lack some the newest metadata names. */
 int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degraded,
 		struct pool **out, char *err, size_t err_len);
-int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool force,
+int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool wipe_signatures,
 		char *err, size_t err_len);
 
 /*

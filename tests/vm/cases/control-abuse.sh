@@ -138,12 +138,12 @@ def methods():
 
 # Plausible params, so that a missing check cannot hide behind a params error.
 PLAUSIBLE = {
-    "pool.create": {"name": "evil", "hdd": hdd, "force": True},
+    "pool.create": {"name": "evil", "hdd": hdd, "wipe_signatures": True},
     "pool.activate": {"name": pool},
     "pool.deactivate": {"name": pool},
     "pool.destroy": {"name": pool, "force": True},
     "pool.import": {"devices": [hdd, ssd]},
-    "tier.attach": {"name": pool, "ssd": ssd, "force": True},
+    "tier.attach": {"name": pool, "ssd": ssd, "wipe_signatures": True},
     "tier.detach": {"name": pool, "ssd": ssd, "shrink": True},
     "extent.move": {"name": pool, "first": 0, "count": 1, "tier": "ssd"},
 }
@@ -214,7 +214,7 @@ def garbage():
     wrong = [1, -1, 1.5, 1e400, True, None, "x", [], ["x"], {}, {"a": 1}, 2**64]
     # Paths that do not exist: a type check that failed would show as ENOENT.
     create = {"name": "p", "hdd": "/nonexistent/hdd", "ssd": "/nonexistent/ssd",
-              "extent_size_bytes": 4194304, "force": False}
+              "extent_size_bytes": 4194304, "wipe_signatures": False}
     for key, good in create.items():
         for bad in wrong:
             if jtype(bad) == jtype(good) or (key == "extent_size_bytes" and bad == 2**64):

@@ -52,7 +52,7 @@ mdadm --create /dev/md0 --run --quiet --assume-clean --level=6 --chunk=64 \
 stripe=$(cat /sys/block/md0/queue/optimal_io_size)
 assert_eq "full stripe of 4 data members x 64 KiB" $((4 * 64 << 10)) "$stripe"
 tierd_start
-tierctl_ok pool create tank --hdd /dev/md0 --force
+tierctl_ok pool create tank --hdd /dev/md0 --wipe-signatures
 read -r slot_a slot_b slot_bytes < <(dd if=/dev/md0 bs=4K count=1 iflag=direct status=none |
 	od -An -t u8 -w24 -j 144 -N 24)
 echo "stripe $stripe: slot A at $slot_a, slot B at $slot_b, $slot_bytes bytes each"

@@ -90,7 +90,8 @@ dd if=/tmp/data2 of=$vol2 bs=1M oflag=direct status=none
 tierctl_fails 1 "shrink its filesystem to at most 116.0 MiB \\(121634816 bytes\\)" \
 	tier detach grown --ssd "$ssd2"
 tierctl_fails 1 "is not the SSD of pool grown" tier detach grown --ssd "$hdd2"
-tierctl_ok tier detach grown --ssd "$ssd2" --shrink
+tierctl_fails 1 "give --yes" tier detach grown --ssd "$ssd2" --shrink
+tierctl_ok tier detach grown --ssd "$ssd2" --shrink --yes
 assert_eq "size after --shrink" 121634816 "$(blockdev --getsize64 $vol2)"
 vm_drop_caches
 assert_eq "kept data after --shrink" "$(vm_sha256 /tmp/data2 121634816)" "$(vm_sha256 $vol2)"

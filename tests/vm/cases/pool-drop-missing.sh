@@ -23,7 +23,7 @@ degraded_pool() {
 	local raw
 	raw=$(vm_loop_create 32M)
 	dmsetup create dm-ssd --table "0 $(blockdev --getsz "$raw") linear $raw 0"
-	tierctl_ok pool create "$1" --hdd "$hdd" --extent-size 1M --force >/dev/null
+	tierctl_ok pool create "$1" --hdd "$hdd" --extent-size 1M --wipe-signatures >/dev/null
 	tierctl_ok tier attach "$1" --ssd "$ssd" ${2:-} >/dev/null
 	vol=/dev/mapper/$1
 	size=$(blockdev --getsize64 "$vol")
@@ -57,9 +57,9 @@ hdd_free() { pool_field "$1" '.tiers[] | select(.class == "hdd") | .free_extents
 
 step "refusals while the pool is whole"
 tierctl_ok pool create whole --hdd "$hdd" --extent-size 1M >/dev/null
-tierctl_fails 2 "give --yes" pool drop-missing whole
+tierctl_fails 1 "give --yes" pool drop-missing whole
 tierctl_fails 1 "has all its devices" pool drop-missing whole --yes
-tierctl_ok pool destroy whole
+tierctl_ok pool destroy whole --yes
 
 step "the SSD dies while the machine is down"
 degraded_pool tank --no-grow
@@ -126,7 +126,7 @@ tierd_start
 tierctl_ok pool import "$hdd" >/dev/null
 assert_eq "table after the import" "$table" "$(dmsetup table tank)"
 check_volume "after the import" /tmp/expect
-tierctl_ok pool destroy tank
+tierctl_ok pool destroy tank --yes
 
 step "killed after the drop reached the HDD"
 degraded_pool tank --no-grow
@@ -145,7 +145,7 @@ cp /tmp/data /tmp/expect
 dd if=/dev/zero of=/tmp/expect bs=1M seek=8 count=4 conv=notrunc status=none
 dd if=/dev/zero of=/tmp/expect bs=1M seek=40 count=2 conv=notrunc status=none
 check_volume "after the interrupted drop" /tmp/expect
-tierctl_ok pool destroy tank
+tierctl_ok pool destroy tank --yes
 
 step "no room: a pool the SSD grew"
 degraded_pool big
@@ -160,10 +160,10 @@ assert_eq "generation after the refusal" "$gen" "$(pool_field big .metadata_gene
 assert_eq "devices after the refusal" 2 "$(devices big)"
 
 step "the HDD missing: refused"
-tierctl_ok pool destroy big
+tierctl_ok pool destroy big --yes
 raw=$(vm_loop_create 64M)
 dmsetup create dm-hdd --table "0 $(blockdev --getsz "$raw") linear $raw 0"
-tierctl_ok pool create nohdd --hdd /dev/mapper/dm-hdd --ssd "$hdd" --extent-size 1M --force >/dev/null
+tierctl_ok pool create nohdd --hdd /dev/mapper/dm-hdd --ssd "$hdd" --extent-size 1M --wipe-signatures >/dev/null
 tierd_stop
 dmsetup remove nohdd
 dmsetup remove dm-hdd

@@ -42,7 +42,7 @@ step "pool create with bad input"
 tierctl_fails 1 "/dev/nonexistent: no such device" pool create p --hdd /dev/nonexistent
 tierctl_fails 1 "$file: not a block device" pool create p --hdd "$file"
 tierctl_fails 1 "$tiny is too small \(8.0 MiB\).*needs at least" pool create p --hdd "$tiny"
-tierctl_fails 1 "$ext4 has a ext4 signature; use --force" pool create p --hdd "$ext4"
+tierctl_fails 1 "$ext4 has a ext4 signature; use --wipe-signatures" pool create p --hdd "$ext4"
 tierctl_fails 1 "$raid_a has a linux_raid_member signature" pool create p --hdd "$raid_a"
 tierctl_fails 1 "$lvm has a LVM2_member signature" pool create p --hdd "$lvm"
 tierctl_fails 1 "$busy is in use \(held by dm-" pool create p --hdd "$busy"
@@ -76,8 +76,8 @@ tierctl_fails 1 "$tiny is too small" tier attach tank --ssd "$tiny"
 step "no device changed"
 assert_eq "device checksums" "$before" "$(sums)"
 
-step "--force overwrites a filesystem signature"
-tierctl_ok pool create withforce --hdd "$ext4" --force
-assert_eq "magic after --force" TIERDSB1 "$(dd if="$ext4" bs=4096 count=1 iflag=direct status=none | head -c 8)"
+step "--wipe-signatures overwrites a filesystem signature"
+tierctl_ok pool create withforce --hdd "$ext4" --wipe-signatures
+assert_eq "magic after --wipe-signatures" TIERDSB1 "$(dd if="$ext4" bs=4096 count=1 iflag=direct status=none | head -c 8)"
 tierd_stop TERM
 echo "pool-errors: ok"

@@ -87,8 +87,9 @@ check "after import"
 assert_eq "SSD extents used after import" 9 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 
 step "destroy"
-tierctl_fails 1 "in use" pool destroy tank 3<$vol
-tierctl_ok pool destroy tank
+tierctl_fails 1 "give --yes" pool destroy tank
+tierctl_fails 1 "in use" pool destroy tank --yes 3<$vol
+tierctl_ok pool destroy tank --yes
 [ ! -e $vol ] || fail "$vol still there after destroy"
 assert_eq "HDD signature after destroy" "" "$(blkid -p -o value -s TYPE "$hdd" || true)"
 assert_eq "first bytes of the HDD" 0000000000000000 "$(dd if="$hdd" bs=4096 count=1 iflag=direct status=none | head -c 8 | xxd -p)"
