@@ -15,15 +15,19 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
+/* Digits after the point that are kept: 10^19 still fits 64 bits. */
+#define SIZE_FRACTION_DIGITS 19
+
 int size_parse(const char *s, uint64_t *out)
 {
 	const char *p = s;
-	unsigned shift = 0;
-	uint64_t v = 0;
+	unsigned shift = 0, fraction_digits = 0;
+	uint64_t v = 0, fraction = 0, scale = 1;
+	unsigned __int128 part;
 
 	if (!s || !out)
 		return -EINVAL;
-	/* Also rejects "", "-1", " 1" and a bare suffix. */
+	/* Also rejects "", "-1", " 1", ".5" and a bare suffix. */
 	if (*p < '0' || *p > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -32,6 +36,23 @@ int size_parse(const char *s, uint64_t *out)
 		if (v > (UINT64_MAX - d) / 10)
 			return -ERANGE;
 		v = v * 10 + d;
+	}
+	if (*p == '.') {
+		p++;
+		/* "1." is a typo or a cut-off number, not 1. */
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			/* Digits past the 19th can only be zeros in a whole number of bytes. */
+			if (fraction_digits == SIZE_FRACTION_DIGITS) {
+				if (*p != '0')
+					return -EINVAL;
+				continue;
+			}
+			fraction = fraction * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+			fraction_digits++;
+		}
 	}
 
 	if (*p) {
@@ -50,7 +71,13 @@ int size_parse(const char *s, uint64_t *out)
 	}
 	if (shift && v > UINT64_MAX >> shift)
 		return -ERANGE;
-	*out = v << shift;
+	/* The fraction's bytes, exactly: a part of a byte is refused. */
+	part = ((unsigned __int128)fraction << shift);
+	if (part % scale)
+		return -EINVAL;
+	/* Below one unit, so the sum stays below 2^64 whenever v << shift fits. */
+	part /= scale;
+	*out = (v << shift) + (uint64_t)part;
 	return 0;
 }
 

@@ -9,10 +9,13 @@
 #define SIZE_FORMAT_MAX 32
 
 /*
- * Parse a byte count: decimal digits, then optionally K, M, G, T or P
- * (1024-based, any case), then optionally "iB" or "B" after a multiplier
- * or "B" alone.  Fractions, signs and whitespace are rejected so that a
- * size typed by an operator means exactly one thing.
+ * Parse a byte count: decimal digits with an optional fraction ("1.5"),
+ * then optionally K, M, G, T or P (1024-based, any case; K, KiB and KB are
+ * the same), then optionally "iB" or "B" after a multiplier or "B" alone.
+ * The result must be a whole number of bytes: "1.5K" is 1536, "1.1" and
+ * "0.1K" are refused rather than rounded.  Signs, exponents, a comma and
+ * whitespace are rejected too, so that a size typed by an operator means
+ * exactly one thing.
  * Returns 0, -EINVAL (malformed) or -ERANGE (does not fit 64 bits);
  * *out is written only on success.
  */

@@ -46,7 +46,7 @@ static int schedulecmd_size(const char *who, const char *option, const char *tex
 	r = size_parse(copy, out);
 	free(copy);
 	if (r < 0)
-		return cli_usage(who, "%s takes a size such as 0, 512M or 2G%s, not '%s'", option,
+		return cli_usage(who, "%s takes a size such as 0, 512M or 1.5G%s, not '%s'", option,
 				 rate ? " (per second)" : "", text);
 	return CLI_PROCEED;
 }

@@ -58,7 +58,7 @@ hdd_free() { pool_field "$1" '.tiers[] | select(.class == "hdd") | .free_extents
 step "refusals while the pool is whole"
 tierctl_ok pool create whole --hdd "$hdd" --extent-size 1M >/dev/null
 tierctl_fails 1 "give --yes" pool drop-missing whole
-tierctl_fails 1 "has all its devices" pool drop-missing whole --yes
+tierctl_fails 2 "has all its devices" pool drop-missing whole --yes
 tierctl_ok pool destroy whole --yes
 
 step "the SSD dies while the machine is down"
@@ -171,7 +171,7 @@ losetup -d "$raw"
 tierd_start
 tierctl_ok pool activate nohdd --degraded >/dev/null
 gen=$(pool_field nohdd .metadata_generation)
-tierctl_fails 1 "its missing device .* is the HDD tier" pool drop-missing nohdd --yes
+tierctl_fails 2 "its missing device .* is the HDD tier" pool drop-missing nohdd --yes
 assert_eq "degraded after the refusal" true "$(pool_field nohdd .degraded)"
 assert_eq "generation after the refusal" "$gen" "$(pool_field nohdd .metadata_generation)"
 tierd_stop

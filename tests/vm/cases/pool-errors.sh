@@ -46,14 +46,14 @@ tierctl_fails 1 "$ext4 has a ext4 signature; use --wipe-signatures" pool create 
 tierctl_fails 1 "$raid_a has a linux_raid_member signature" pool create p --hdd "$raid_a"
 tierctl_fails 1 "$lvm has a LVM2_member signature" pool create p --hdd "$lvm"
 tierctl_fails 1 "$busy is in use \(held by dm-" pool create p --hdd "$busy"
-tierctl_fails 1 "logical block sizes differ: $hdd has 512 bytes, $big_sector 4096" \
+tierctl_fails 2 "logical block sizes differ: $hdd has 512 bytes, $big_sector 4096" \
 	pool create p --hdd "$hdd" --ssd "$big_sector"
-tierctl_fails 1 "$hdd and $hdd are the same device" pool create p --hdd "$hdd" --ssd "$hdd"
+tierctl_fails 2 "$hdd and $hdd are the same device" pool create p --hdd "$hdd" --ssd "$hdd"
 tierctl_fails 2 "extent size" pool create p --hdd "$hdd" --extent-size 3M
 tierctl_fails 2 "extent size" pool create p --hdd "$hdd" --extent-size 512K
 tierctl_fails 2 "extent size" pool create p --hdd "$hdd" --extent-size 2G
-tierctl_fails 1 "invalid pool name" pool create 'bad/name' --hdd "$hdd"
-tierctl_fails 1 "invalid pool name" pool create '.hidden' --hdd "$hdd"
+tierctl_fails 2 "invalid pool name" pool create 'bad/name' --hdd "$hdd"
+tierctl_fails 2 "invalid pool name" pool create '.hidden' --hdd "$hdd"
 tierctl_fails 1 "a device-mapper device named holder already exists" pool create holder --hdd "$hdd"
 assert_eq "pools after bad creates" 0 "$("$TIERCTL" pool list --json | jq '.pools | length')"
 
@@ -69,7 +69,7 @@ step "tier attach with bad input"
 tierctl_fails 1 "no pool named nope" tier attach nope --ssd "$ssd"
 tierctl_fails 1 "$ext4 has a ext4 signature" tier attach tank --ssd "$ext4"
 tierctl_fails 1 "$busy is in use" tier attach tank --ssd "$busy"
-tierctl_fails 1 "logical block sizes differ" tier attach tank --ssd "$big_sector"
+tierctl_fails 2 "logical block sizes differ" tier attach tank --ssd "$big_sector"
 tierctl_fails 1 "$hdd already belongs to pool tank" tier attach tank --ssd "$hdd"
 tierctl_fails 1 "$tiny is too small" tier attach tank --ssd "$tiny"
 
