@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cli.h"
+#include "array.h"
 #include "client.h"
 #include "member.h"
 #include "progress.h"
+#include "table.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,8 +18,24 @@
 enum {
 	CLI_OPT_JSON = 128,
 	CLI_OPT_SOCKET,
+	CLI_OPT_NOHEADINGS,
+	CLI_OPT_RAW,
+	CLI_OPT_BYTES,
+	CLI_OPT_LIST_COLUMNS,
 	CLI_OPTION_BASE = 256,
 };
+
+/* The options of commands that print tables, as lsblk has them. */
+static const char cli_table_options[] =
+	"  -o, --output LIST       the columns to show, comma-separated (+LIST: the default\n"
+	"                          ones and these); --list-columns names them\n"
+	"      --noheadings        leave out the line of column names\n"
+	"      --raw               columns one space apart, blanks in values as \\x20\n"
+	"      --bytes             sizes as a number of bytes\n"
+	"      --list-columns      list the tables' columns instead of their rows\n";
+
+/* The command whose tables cli_output_done checks against -o. */
+static const char *cli_table_command;
 
 static const char cli_common_options[] =
 	"      --json              print the result as one JSON object (errors too)\n"
@@ -39,9 +57,10 @@ const char *cli_command_word(const struct cli_command *cmd)
 
 void cli_print_help(const struct cli_command *cmd, FILE *out)
 {
-	fprintf(out, "Usage: tierctl %s%s%s\n\n%s\nOptions:\n%s%s", cmd->name,
+	fprintf(out, "Usage: tierctl %s%s%s\n\n%s\nOptions:\n%s%s%s", cmd->name,
 		*cmd->synopsis ? " " : "", cmd->synopsis, cmd->description,
-		cmd->options ? cmd->options : "", cli_common_options);
+		cmd->options ? cmd->options : "", cmd->tables ? cli_table_options : "",
+		cli_common_options);
 	if (cmd->examples)
 		fprintf(out, "\nExamples:\n%s", cmd->examples);
 	fprintf(out, "\n" CLI_EXIT_STATUS_HELP);
@@ -199,31 +218,92 @@ int cli_bad_option(const char *who, char **argv, int c)
 	return cli_usage(who, "unknown option '%s'", arg);
 }
 
+/* The table options: NULL, or the first one given, for the message when --json has them too. */
+static const char *cli_table_option(int c, struct table_format *format)
+{
+	switch (c) {
+	case 'o':
+		return "--output";
+	case CLI_OPT_NOHEADINGS:
+		format->noheadings = true;
+		return "--noheadings";
+	case CLI_OPT_RAW:
+		format->raw = true;
+		return "--raw";
+	case CLI_OPT_BYTES:
+		format->bytes = true;
+		return "--bytes";
+	case CLI_OPT_LIST_COLUMNS:
+		format->list_columns = true;
+		return "--list-columns";
+	}
+	return NULL;
+}
+
+static size_t cli_add_table_options(struct option *longopts)
+{
+	static const struct option table_longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "noheadings", no_argument, NULL, CLI_OPT_NOHEADINGS },
+		{ "raw", no_argument, NULL, CLI_OPT_RAW },
+		{ "bytes", no_argument, NULL, CLI_OPT_BYTES },
+		{ "list-columns", no_argument, NULL, CLI_OPT_LIST_COLUMNS },
+	};
+
+	memcpy(longopts, table_longopts, sizeof(table_longopts));
+	return ARRAY_SIZE(table_longopts);
+}
+
+/* The table options, once parsed: the format of the tables to come. */
+static int cli_set_table_format(struct cli *cli, const struct cli_command *cmd,
+				const struct table_format *format, const char *given)
+{
+	int r;
+
+	if (given && cli->json)
+		return cli_usage(cmd->name, "%s shapes tables; --json prints tierd's reply whole",
+				 given);
+	r = table_set_format(format);
+	if (r == -EINVAL)
+		return cli_usage(cmd->name, "--output takes column names apart by commas, not '%s'",
+				 format->columns);
+	if (r < 0)
+		return cli_fail("%s", strerror(-r));
+	cli_table_command = cmd->name;
+	return CLI_PROCEED;
+}
+
 int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **argv,
 	      const struct cli_option *options, size_t n_options, int min_args, int max_args,
 	      char ***args, int *n_args)
 {
+	struct table_format format = { 0 };
+	const char *table_given = NULL, *given;
 	struct option *longopts;
+	const char *optstring;
 	/* -y is short for --yes, for the commands that take it. */
-	const char *optstring = ":h";
 	size_t n = 0, yes = n_options;
 	int c, r = CLI_PROCEED;
 
-	longopts = calloc(n_options + 4, sizeof(*longopts));
+	longopts = calloc(n_options + 9, sizeof(*longopts));
 	if (!longopts)
 		return cli_fail("%s", strerror(ENOMEM));
 	for (size_t i = 0; i < n_options; i++) {
 		longopts[n++] = (struct option){ options[i].name,
 						 options[i].value ? required_argument : no_argument,
 						 NULL, CLI_OPTION_BASE + (int)i };
-		if (!strcmp(options[i].name, "yes")) {
+		if (!strcmp(options[i].name, "yes"))
 			yes = i;
-			optstring = ":hy";
-		}
 	}
 	longopts[n++] = (struct option){ "json", no_argument, NULL, CLI_OPT_JSON };
 	longopts[n++] = (struct option){ "socket", required_argument, NULL, CLI_OPT_SOCKET };
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	if (cmd->tables)
+		n += cli_add_table_options(&longopts[n]);
+	if (cmd->tables)
+		optstring = yes < n_options ? ":hyo:" : ":ho:";
+	else
+		optstring = yes < n_options ? ":hy" : ":h";
 
 	/* 0 restarts getopt for this argv; opterr 0 because the messages are ours. */
 	optind = 0;
@@ -233,6 +313,9 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
 
 		if (c == 'y')
 			c = CLI_OPTION_BASE + (int)yes;
+		given = cli_table_option(c, &format);
+		if (given && !table_given)
+			table_given = given;
 		switch (c) {
 		case 'h':
 			cli_print_help(cmd, stdout);
@@ -244,6 +327,16 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
 			break;
 		case CLI_OPT_SOCKET:
 			cli->socket = optarg;
+			break;
+		case 'o':
+			if (format.columns)
+				r = cli_usage(cmd->name, "--output given twice");
+			format.columns = optarg;
+			break;
+		case CLI_OPT_NOHEADINGS:
+		case CLI_OPT_RAW:
+		case CLI_OPT_BYTES:
+		case CLI_OPT_LIST_COLUMNS:
 			break;
 		case ':':
 		case '?':
@@ -261,6 +354,8 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
 			break;
 		}
 	}
+	if (r == CLI_PROCEED && cmd->tables)
+		r = cli_set_table_format(cli, cmd, &format, table_given);
 	if (r != CLI_PROCEED)
 		goto out;
 	*args = argv + optind;
@@ -479,10 +574,25 @@ int cli_print_json(struct json_object *result)
 	return cli_output_done(r);
 }
 
+/* Whether -o fitted the tables the command printed; an exit status or CLI_PROCEED. */
+static int cli_check_table_format(void)
+{
+	char *message = NULL;
+	int r;
+
+	if (!table_check_format(&message))
+		return CLI_PROCEED;
+	r = cli_usage(cli_table_command, "%s", message ? message : strerror(ENOMEM));
+	free(message);
+	return r;
+}
+
 int cli_output_done(int r)
 {
 	if (!r && (fflush(stdout) || ferror(stdout)))
 		r = -EIO;
+	if (!r && cli_check_table_format() != CLI_PROCEED)
+		return CLI_EXIT_USAGE;
 	switch (r) {
 	case 0:
 		return EXIT_SUCCESS;

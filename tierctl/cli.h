@@ -63,6 +63,8 @@ struct cli_command {
 	const char *method;
 	/* What a change prints before the pool's summary: "Activated pool". */
 	const char *done;
+	/* It prints tables: it takes -o, --noheadings, --raw, --bytes, --list-columns. */
+	bool tables;
 };
 
 /* A command word such as "pool" and the commands under it, ended by a NULL name. */
@@ -139,7 +141,8 @@ __attribute__((format(printf, 2, 3)))
 int cli_confirm(bool yes, const char *what, ...);
 
 /*
- * Parse cmd's options (and the common --json, --socket, --help) and check it
+ * Parse cmd's options (and the common --json, --socket, --help, and the table
+ * options when cmd prints tables, which it sets as the table format) and check it
  * got min_args to max_args operands, which *args then points to.  Returns
  * CLI_PROCEED, or the exit status when help was printed or usage was wrong.
  */
@@ -181,7 +184,8 @@ int cli_print_json(struct json_object *result);
 
 /*
  * The exit status once output is done: a rendering error (tierd's reply does
- * not look as the protocol says) or a failed write to stdout is a failure.
+ * not look as the protocol says) or a failed write to stdout is a failure,
+ * and -o naming columns the tables printed lack is a usage error.
  */
 int cli_output_done(int r);
 

@@ -22,6 +22,7 @@ cli_run_fn heatcmd_run;
 			    "  tierctl heat tank --top 100 --json\n",                       \
 		.run = heatcmd_run,                                                          \
 		.method = "heat.top",                                                        \
+		.tables = true,                                                              \
 	}
 
 #endif

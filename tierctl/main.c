@@ -108,6 +108,7 @@ static const struct cli_command main_commands[] = {
 			"  tierctl version --json\n",
 		.run = main_version,
 		.method = "daemon.version",
+		.tables = true,
 	},
 	HEATCMD_COMMAND,
 	PINCMD_PIN_COMMAND,

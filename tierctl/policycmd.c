@@ -139,7 +139,7 @@ static const struct cli_command policycmd_commands[] = {
 			"  HYSTERESIS     how many times hotter than the coldest extent on the SSD\n"
 			"                 an extent must be to take its place, so that extents of\n"
 			"                 about equal heat do not swap back and forth\n"
-			"  MIN RESIDENCY  how long an extent stays on a tier before it may move\n"
+			"  MIN-RESIDENCY  how long an extent stays on a tier before it may move\n"
 			"                 again\n"
 			"\n"
 			"--json adds each policy's file (path) and minimum heat for promotion\n"
@@ -149,6 +149,7 @@ static const struct cli_command policycmd_commands[] = {
 			"  tierctl policy list --json | jq -r '.policies[].name'\n",
 		.run = policycmd_list,
 		.method = "policy.list",
+		.tables = true,
 	},
 	{
 		.name = "policy set",

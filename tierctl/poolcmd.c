@@ -278,6 +278,7 @@ static const struct cli_command poolcmd_commands[] = {
 			"  tierctl pool list --json | jq -r '.pools[].name'\n",
 		.run = poolcmd_list,
 		.method = "pool.list",
+		.tables = true,
 	},
 	{
 		.name = "pool show",
@@ -297,6 +298,7 @@ static const struct cli_command poolcmd_commands[] = {
 			"  tierctl pool show tank --json\n",
 		.run = poolcmd_named,
 		.method = "pool.show",
+		.tables = true,
 	},
 	{
 		.name = "pool activate",

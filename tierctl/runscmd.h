@@ -33,6 +33,7 @@ cli_run_fn runscmd_run;
 			    "  tierctl runs tank --limit 100 --json\n",                       \
 		.run = runscmd_run,                                                          \
 		.method = "runs.list",                                                       \
+		.tables = true,                                                              \
 	}
 
 #endif

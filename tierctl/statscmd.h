@@ -43,6 +43,7 @@ cli_run_fn statscmd_run;
 			    "  tierctl stats tank --json | jq .stats.io.ssd_io_share\n",      \
 		.run = statscmd_run,                                                         \
 		.method = "pool.stats",                                                      \
+		.tables = true,                                                              \
 	}
 
 #endif
