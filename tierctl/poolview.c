@@ -264,7 +264,7 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 					  ARRAY_SIZE(columns) - 1);
 		}
 	}
-	fputc('\n', out);
+	table_gap(out);
 	r = table_print(t, out);
 	table_free(t);
 	if (r < 0)

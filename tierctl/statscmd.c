@@ -246,7 +246,7 @@ static int statscmd_print(FILE *out, struct json_object *stats)
 		return r;
 
 	if (json_object_is_type(tiers, json_type_array)) {
-		fputc('\n', out);
+		table_gap(out);
 		r = statscmd_print_tiers(out, tiers);
 		if (r < 0)
 			return r;
@@ -266,12 +266,12 @@ static int statscmd_print(FILE *out, struct json_object *stats)
 	table_add_members(t, schedule, 1);
 	/* The next run in stats has no "paused" beside it: the state says so instead. */
 	table_add_string(t, tierview_next_run(schedule, next));
-	fputc('\n', out);
+	table_gap(out);
 	r = table_print_fields(t, out);
 	table_free(t);
 	if (r < 0 || !json_object_is_type(history, json_type_array))
 		return r;
-	fputc('\n', out);
+	table_gap(out);
 	if (!json_object_array_length(history))
 		return fprintf(out, "No history yet.\n") < 0 ? -EIO : 0;
 	return statscmd_print_history(out, history);

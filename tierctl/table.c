@@ -57,6 +57,8 @@ static struct {
 	const struct table_column *met[TABLE_MET_MAX];
 	size_t n_met[TABLE_MET_MAX];
 	size_t n_tables;
+	/* A table printed, and table_gap since. */
+	bool printed, gap;
 } table_out;
 
 size_t table_column_name(const struct table_column *column, char *buf, size_t size)
@@ -543,11 +545,24 @@ static int table_prepare(const struct table *t, FILE *out, size_t **shown, size_
 	*shown = calloc(t->n_columns + table_out.n_wanted, sizeof(**shown));
 	if (!*shown)
 		return -ENOMEM;
-	if (table_select(t, *shown, n))
+	if (table_select(t, *shown, n)) {
+		if (table_out.gap && table_out.printed)
+			fputc('\n', out);
+		table_out.gap = false;
+		table_out.printed = true;
 		return 0;
+	}
 	free(*shown);
 	*shown = NULL;
 	return 1;
+}
+
+void table_gap(FILE *out)
+{
+	if (table_out.n_wanted)
+		table_out.gap = true;
+	else
+		fputc('\n', out);
 }
 
 int table_print(const struct table *t, FILE *out)
@@ -633,6 +648,8 @@ static void table_start_over(void)
 	table_out.n_tables = 0;
 	table_out.split = false;
 	table_out.whole = false;
+	table_out.printed = false;
+	table_out.gap = false;
 	for (size_t i = 0; i < table_out.n_wanted; i++)
 		table_out.wanted[i].found = false;
 	memset(table_out.met, 0, sizeof(table_out.met));

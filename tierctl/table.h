@@ -119,6 +119,13 @@ int table_print(const struct table *t, FILE *out);
  */
 int table_print_fields(const struct table *t, FILE *out);
 
+/*
+ * The empty line between two parts of an output.  Under -o, where tables are
+ * left out, it waits for the next table printed and goes before it only when
+ * one was printed already, so that what -o picked comes without blank lines.
+ */
+void table_gap(FILE *out);
+
 /* JSON has every column, whatever the format: */
 
 /* One row as a JSON object keyed by the columns' keys; the caller puts it. */

@@ -511,6 +511,54 @@ static void test_bad_format(void)
 	check_format(NULL);
 }
 
+/* What a view with a gap between its parts prints: parts a, b, a again. */
+static char *render_parts(struct table *a, struct table *b)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK(f);
+	CHECK_OK(table_print_fields(a, f));
+	table_gap(f);
+	CHECK_OK(table_print(b, f));
+	table_gap(f);
+	CHECK_OK(table_print(a, f));
+	CHECK_OK(fclose(f));
+	return text;
+}
+
+static void test_gap(void)
+{
+	static const struct table_column other[] = {
+		{ "Tier", "tier", TABLE_STRING },
+	};
+	struct table *a = NULL, *b = NULL;
+	char *text;
+
+	CHECK_OK(table_new(columns, 1, &a));
+	CHECK_OK(table_add_string(a, "tank"));
+	CHECK_OK(table_new(other, ARRAY_SIZE(other), &b));
+	CHECK_OK(table_add_string(b, "ssd"));
+	text = render_parts(a, b);
+	CHECK_STR(text, "Name:  tank\n\nTIER\nssd\n\nNAME\ntank\n");
+	free(text);
+	/* Under -o no blank line leads, and one stands between two parts shown. */
+	set_format("name", false, false, false);
+	text = render_parts(a, b);
+	CHECK_STR(text, "Name:  tank\n\nNAME\ntank\n");
+	free(text);
+	check_format(NULL);
+	set_format("tier", false, false, false);
+	text = render_parts(a, b);
+	CHECK_STR(text, "TIER\nssd\n");
+	free(text);
+	check_format(NULL);
+	CHECK_OK(table_set_format(NULL));
+	table_free(a);
+	table_free(b);
+}
+
 int main(void)
 {
 	test_text();
@@ -530,5 +578,6 @@ int main(void)
 	test_several_tables();
 	test_list_columns();
 	test_bad_format();
+	test_gap();
 	return 0;
 }
