@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,11 @@ int main(int argc, char **argv)
 	struct cli cli = { 0 };
 	int c, r;
 
+	/*
+	 * The tables show what the terminal can (UTF-8 device names) and escape
+	 * the rest; only LC_CTYPE, so that numbers keep their '.' for scripts.
+	 */
+	setlocale(LC_CTYPE, "");
 	cli_scan_json(argc, argv);
 	/* '+': the options after the command are the command's. */
 	opterr = 0;
