@@ -84,6 +84,21 @@ static int pool_targets(const struct dmtable *t, struct dmctl_target **targets, 
 	return 0;
 }
 
+/*
+ * The new volume's device number, which I/O awareness, the stacking check and
+ * the metrics' kernel device name need from the first moment, not only once
+ * tierd restarts. Unknown (0:0) if the kernel cannot say.
+ */
+static void pool_learn_devno(struct pool *p)
+{
+	struct dmctl_info info;
+
+	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+		p->dm_major = info.major;
+		p->dm_minor = info.minor;
+	}
+}
+
 /* Create the volume (create) or load t into its inactive slot. */
 static int pool_send_table(struct pool *p, const struct dmtable *t, int create, char *err,
 			   size_t err_len)
@@ -101,6 +116,8 @@ static int pool_send_table(struct pool *p, const struct dmtable *t, int create, 
 		if (r < 0)
 			errbuf_set(err, err_len, "cannot create /dev/mapper/%s: %s", p->sp.meta.name,
 				   dmctl_error_text(r));
+		else
+			pool_learn_devno(p);
 	} else {
 		r = dmctl_load(p->sp.meta.name, targets, t->nr);
 		if (r < 0)
