@@ -230,6 +230,105 @@ static void test_daemon_names(void)
 	metrics_free(m);
 }
 
+/*
+ * One sample line of family name, as a scraper reads it: the name, then
+ * optionally {label="value",...} with only \\, \" and \n escaped in a
+ * value, a space and a number. The line's end is returned, NULL if it
+ * does not parse.
+ */
+static const char *lint_sample(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = line;
+	char *end;
+
+	if (strncmp(p, name, n))
+		return NULL;
+	p += n;
+	if (*p == '{') {
+		do {
+			p++;
+			if (!((*p >= 'a' && *p <= 'z') || *p == '_'))
+				return NULL;
+			while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')
+				p++;
+			if (*p++ != '=' || *p++ != '"')
+				return NULL;
+			for (; *p != '"'; p++) {
+				if (!*p || *p == '\n')
+					return NULL;
+				if (*p == '\\' && (!*++p || !strchr("\\\"n", *p)))
+					return NULL;
+			}
+			p++;
+		} while (*p == ',');
+		if (*p++ != '}')
+			return NULL;
+	}
+	if (*p++ != ' ')
+		return NULL;
+	strtod(p, &end);
+	if (end == p || *end != '\n')
+		return NULL;
+	return end;
+}
+
+/*
+ * What promtool check metrics would say of the daemon's exposition: a
+ * sample of every family, with label values that need escaping, read back
+ * line by line. HELP and TYPE once per family and in that order, every
+ * sample under its own family's TYPE, every line parses.
+ */
+static void test_daemon_exposition(void)
+{
+	const struct metrics_label l[] = {
+		{ "pool", "ta\"nk" }, { "tier", "back\\slash" }, { "uuid", "new\nline" },
+	};
+	size_t nr, lines = 0;
+	const struct metrics_def *defs = collector_families(&nr);
+	const char *p;
+	struct metrics *m;
+	char *text;
+
+	CHECK_OK(metrics_new(&m, defs, nr));
+	for (size_t i = nr; i-- > 0;) {
+		CHECK_OK(metrics_add(m, i, l, 3, i));
+		CHECK_OK(metrics_add_double(m, i, l, 1, 0.25));
+	}
+	text = render(m);
+	p = text;
+	for (size_t i = 0; i < nr; i++) {
+		char help[256], type[128];
+		const char *kind = defs[i].type == METRICS_COUNTER ? "counter" : "gauge";
+		int samples = 0;
+
+		snprintf(help, sizeof(help), "# HELP %s ", defs[i].name);
+		snprintf(type, sizeof(type), "# TYPE %s %s\n", defs[i].name, kind);
+		CHECK(!strncmp(p, help, strlen(help)));
+		/* A HELP text has no raw newline: it ends its line. */
+		p = strchr(p, '\n') + 1;
+		CHECK(!strncmp(p, type, strlen(type)));
+		p += strlen(type);
+		lines += 2;
+		while (*p && *p != '#') {
+			const char *end = lint_sample(p, defs[i].name);
+
+			if (!end)
+				fprintf(stderr, "does not parse: %.*s\n", (int)strcspn(p, "\n"), p);
+			CHECK(end != NULL);
+			p = end + 1;
+			samples++;
+			lines++;
+		}
+		CHECK_INT(samples, 2);
+	}
+	CHECK(*p == '\0');
+	CHECK_UINT(lines, 4 * nr);
+	CHECK(strstr(text, "{pool=\"ta\\\"nk\",tier=\"back\\\\slash\",uuid=\"new\\nline\"}"));
+	free(text);
+	metrics_free(m);
+}
+
 static void test_listen_addr(void)
 {
 	static const char *const bad[] = {
@@ -271,6 +370,7 @@ int main(void)
 	test_bad_samples();
 	test_names();
 	test_daemon_names();
+	test_daemon_exposition();
 	test_listen_addr();
 	return 0;
 }

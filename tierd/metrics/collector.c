@@ -3,9 +3,12 @@
 
 #include "collector.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
+#include "job.h"
 #include "log.h"
 #include "metadata.h"
 
@@ -27,6 +30,15 @@ enum {
 	C_MIGRATION_FAILURES,
 	C_RUNS,
 	C_HEAT_KERNEL,
+	C_POOL_INFO,
+	C_HEAT_ENABLED,
+	C_LAST_RUN_START,
+	C_LAST_RUN_END,
+	C_LAST_RUN_DURATION,
+	C_LAST_RUN_RESULT,
+	C_NEXT_RUN,
+	C_JOB_DONE,
+	C_JOB_TOTAL,
 	C_NR
 };
 
@@ -69,6 +81,30 @@ static const struct metrics_def collector_defs[C_NR] = {
 	[C_HEAT_KERNEL] = { "tierd_heat_kernel_bytes", METRICS_GAUGE,
 			    "Kernel memory the pool's dm-stats region holds (0 while heat is"
 			    " off)." },
+	[C_POOL_INFO] = { "tierd_pool_info", METRICS_GAUGE,
+			  "The pool's UUID, its volume's device-mapper name and its kernel device"
+			  " (dm-MINOR, as node_exporter's device label; empty while inactive), as"
+			  " labels; the value is always 1." },
+	[C_HEAT_ENABLED] = { "tierd_heat_enabled", METRICS_GAUGE,
+			     "1 while tierd tracks the pool's heat through dm-stats, else 0." },
+	[C_LAST_RUN_START] = { "tierd_last_run_start_timestamp_seconds", METRICS_GAUGE,
+			       "Unix time the pool's last finished tiering run started." },
+	[C_LAST_RUN_END] = { "tierd_last_run_end_timestamp_seconds", METRICS_GAUGE,
+			     "Unix time the pool's last finished tiering run ended." },
+	[C_LAST_RUN_DURATION] = { "tierd_last_run_duration_seconds", METRICS_GAUGE,
+				  "How long the pool's last finished tiering run took." },
+	[C_LAST_RUN_RESULT] = { "tierd_last_run_result", METRICS_GAUGE,
+				"1 for the result of the pool's last finished tiering run, 0 for"
+				" the others." },
+	[C_NEXT_RUN] = { "tierd_next_run_timestamp_seconds", METRICS_GAUGE,
+			 "Unix time the pool's schedule starts its next run; no sample when"
+			 " none is due." },
+	[C_JOB_DONE] = { "tierd_job_done_bytes", METRICS_GAUGE,
+			 "Bytes the pool's running job (a run, an extent move, a detach) has"
+			 " moved or started moving; no sample while it runs none." },
+	[C_JOB_TOTAL] = { "tierd_job_total_bytes", METRICS_GAUGE,
+			  "Bytes the pool's running job moves in all; no sample while it runs"
+			  " none." },
 };
 
 const struct metrics_def *collector_families(size_t *nr)
@@ -149,6 +185,67 @@ static void collect_moves(struct collector_pass *pass, struct pool *p,
 	}
 }
 
+static void collect_info(struct collector_pass *pass, const struct pool_report *report)
+{
+	char uuid[37], device[24] = "";
+	struct metrics_label l[4] = {
+		{ "pool", report->name }, { "uuid", uuid }, { "dm_name", report->name },
+		{ "device", device },
+	};
+
+	metadata_uuid_format(report->uuid, uuid);
+	/* Major 0 is no device-mapper device: the volume's numbers are not known. */
+	if (report->active && report->dm_major)
+		snprintf(device, sizeof(device), "dm-%u", report->dm_minor);
+	metrics_add(pass->m, C_POOL_INFO, l, 4, 1);
+}
+
+/* The newest finished run (the newest may still be running) and the next one due. */
+static int collect_schedule(struct collector_pass *pass, struct pool *p,
+			    const struct tiering_schedule_report *sched, bool has_sched)
+{
+	struct metrics_label l[2] = { { "pool", pool_name(p) }, { "result", NULL } };
+	struct state_run *runs = NULL, *last = NULL;
+	size_t nr = 0;
+	int r;
+
+	if (has_sched && sched->next_run > 0)
+		metrics_add(pass->m, C_NEXT_RUN, l, 1, (uint64_t)sched->next_run);
+	r = state_runs_list(pass->c->state, pool_state_id(p), 2, &runs, &nr);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < nr && !last; i++) {
+		if (runs[i].finished > 0 && strcmp(runs[i].result, "running"))
+			last = &runs[i];
+	}
+	if (last) {
+		metrics_add(pass->m, C_LAST_RUN_START, l, 1, (uint64_t)last->started);
+		metrics_add(pass->m, C_LAST_RUN_END, l, 1, (uint64_t)last->finished);
+		/* A clock stepped back during the run would make it negative. */
+		metrics_add(pass->m, C_LAST_RUN_DURATION, l, 1,
+			    last->finished > last->started ?
+				    (uint64_t)(last->finished - last->started) : 0);
+		for (int res = TIERING_DONE; res < TIERING_RESULT_NR; res++) {
+			l[1].value = tiering_result_name((enum tiering_result)res);
+			metrics_add(pass->m, C_LAST_RUN_RESULT, l, 2,
+				    !strcmp(last->result, l[1].value));
+		}
+	}
+	free(runs);
+	return 0;
+}
+
+static void collect_job(struct collector_pass *pass, struct pool *p, uint64_t extent_size)
+{
+	struct metrics_label l[1] = { { "pool", pool_name(p) } };
+	struct job_report job;
+
+	if (job_get_report(p, &job) < 0)
+		return;
+	metrics_add(pass->m, C_JOB_DONE, l, 1, job.done * extent_size);
+	metrics_add(pass->m, C_JOB_TOTAL, l, 1, job.total * extent_size);
+}
+
 static int collect_pool(struct pool *p, void *ctx)
 {
 	struct collector_pass *pass = ctx;
@@ -157,7 +254,8 @@ static int collect_pool(struct pool *p, void *ctx)
 	/* The SSD's series first, as pool show lists the tiers. */
 	static const enum metadata_tier order[] = { METADATA_TIER_SSD, METADATA_TIER_HDD };
 	struct tiering_schedule_report sched;
-	bool paused = tiering_report_schedule(pass->c->tierings, p, &sched) == 0 && sched.paused;
+	bool has_sched = tiering_report_schedule(pass->c->tierings, p, &sched) == 0;
+	bool paused = has_sched && sched.paused;
 	struct state_tier_io pending[2];
 	struct collector_runs runs = { 0 };
 	struct state_moves moved;
@@ -168,6 +266,8 @@ static int collect_pool(struct pool *p, void *ctx)
 	r = state_moves_total(st, pool_state_id(p), &moved);
 	if (r == 0)
 		r = state_runs_count(st, pool_state_id(p), count_runs, &runs);
+	if (r == 0)
+		r = collect_schedule(pass, p, &sched, has_sched);
 	if (r < 0) {
 		log_warn("metrics of pool %s: cannot read its moves and runs: %s", pool_name(p),
 			 state_last_error(st));
@@ -178,6 +278,9 @@ static int collect_pool(struct pool *p, void *ctx)
 	metrics_add(pass->m, C_POOL_PAUSED, l, 1, paused);
 	metrics_add(pass->m, C_POOL_SIZE, l, 1, (uint64_t)report.extents * report.extent_size);
 	metrics_add(pass->m, C_HEAT_KERNEL, l, 1, report.heat.kernel_bytes);
+	metrics_add(pass->m, C_HEAT_ENABLED, l, 1, report.heat.enabled);
+	collect_info(pass, &report);
+	collect_job(pass, p, report.extent_size);
 	pool_io_pending(p, pending);
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (!report.tiers[order[i]].present)

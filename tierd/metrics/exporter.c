@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "http.h"
 #include "metrics.h"
 
 /*
@@ -98,93 +99,20 @@ int exporter_parse_addr(const char *text, struct sockaddr_storage *addr, socklen
 
 /* ---- requests ---- */
 
-static const char *status_text(int status)
+/* What a browser pointed at the bare address shows: where the metrics are. */
+static const char exporter_index[] =
+	"<!DOCTYPE html>\n"
+	"<html lang=\"en\">\n"
+	"<head><meta charset=\"utf-8\"><title>tierd</title></head>\n"
+	"<body>\n"
+	"<h1>tierd</h1>\n"
+	"<p>Metrics for Prometheus: <a href=\"/metrics\">/metrics</a></p>\n"
+	"</body>\n"
+	"</html>\n";
+
+static int path_is(const struct http_request *req, const char *path)
 {
-	switch (status) {
-	case 200:
-		return "OK";
-	case 400:
-		return "Bad Request";
-	case 404:
-		return "Not Found";
-	case 405:
-		return "Method Not Allowed";
-	case 431:
-		return "Request Header Fields Too Large";
-	case 503:
-		return "Service Unavailable";
-	case 505:
-		return "HTTP Version Not Supported";
-	default:
-		return "Internal Server Error";
-	}
-}
-
-/* RFC 9110's token characters, which make up a method. */
-static int is_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/* The length of a complete request head in in[0, len), 0 while it is not. */
-static size_t request_head_len(const char *in, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		size_t j = i + 1;
-
-		if (in[i] != '\n')
-			continue;
-		/* Bare LF line ends too: a hand-typed request is still a request. */
-		if (j < len && in[j] == '\r')
-			j++;
-		if (j < len && in[j] == '\n')
-			return j + 1;
-	}
-	return 0;
-}
-
-/*
- * The status a request head deserves, from its request line alone: headers
- * change nothing in what /metrics answers. Byte-exact, as the head may hold
- * NULs or anything else a client sends.
- */
-static int request_status(const char *in, size_t len, int *head_only)
-{
-	const char *line = in, *nl = memchr(in, '\n', len), *p, *method, *target, *version;
-	size_t line_len, method_len, target_len, version_len, path_len;
-
-	line_len = (size_t)(nl - line);
-	if (line_len && line[line_len - 1] == '\r')
-		line_len--;
-	for (p = line; p < line + line_len && is_tchar(*p); p++)
-		;
-	method = line;
-	method_len = (size_t)(p - line);
-	if (!method_len || p == line + line_len || *p != ' ')
-		return 400;
-	target = ++p;
-	for (; p < line + line_len && *p > ' ' && *p < 0x7f; p++)
-		;
-	target_len = (size_t)(p - target);
-	if (!target_len || p == line + line_len || *p != ' ')
-		return 400;
-	version = ++p;
-	version_len = (size_t)(line + line_len - version);
-	if (version_len != 8 || memcmp(version, "HTTP/", 5) || version[6] != '.' ||
-	    version[5] < '0' || version[5] > '9' || version[7] < '0' || version[7] > '9')
-		return 400;
-	if (memcmp(version, "HTTP/1.", 7))
-		return 505;
-	*head_only = method_len == 4 && !memcmp(method, "HEAD", 4);
-	if (!*head_only && !(method_len == 3 && !memcmp(method, "GET", 3)))
-		return 405;
-	/* A query string selects nothing here. */
-	for (path_len = 0; path_len < target_len && target[path_len] != '?'; path_len++)
-		;
-	if (path_len != strlen("/metrics") || memcmp(target, "/metrics", path_len))
-		return 404;
-	return 200;
+	return req->path_len == strlen(path) && !memcmp(req->path, path, req->path_len);
 }
 
 /* ---- connections ---- */
@@ -233,7 +161,7 @@ static void conn_respond(struct exporter_conn *conn, int status, const char *typ
 		     "%s"
 		     "Connection: close\r\n"
 		     "\r\n",
-		     status, status_text(status), type, body_len,
+		     status, http_status_text(status), type, body_len,
 		     status == 405 ? "Allow: GET, HEAD\r\n" : "");
 	if (head_only)
 		body_len = 0;
@@ -252,20 +180,29 @@ static void conn_respond(struct exporter_conn *conn, int status, const char *typ
 static void conn_fail(struct exporter_conn *conn, int status, int head_only)
 {
 	char body[64];
-	int n = snprintf(body, sizeof(body), "%d %s\n", status, status_text(status));
+	int n = snprintf(body, sizeof(body), "%d %s\n", status, http_status_text(status));
 
 	conn_respond(conn, status, "text/plain; charset=utf-8", body, (size_t)n, head_only);
 }
 
-static void conn_handle(struct exporter_conn *conn, size_t head_len)
+static void conn_handle(struct exporter_conn *conn, const struct http_request *req)
 {
 	struct exporter *e = conn->e;
-	int head_only = 0, status = request_status(conn->in, head_len, &head_only), r;
+	int head_only = req->method == HTTP_HEAD, r;
 	size_t len = 0;
 	char *text = NULL;
 
-	if (status != 200) {
-		conn_fail(conn, status, head_only);
+	if (req->method == HTTP_OTHER) {
+		conn_fail(conn, 405, 0);
+		return;
+	}
+	if (path_is(req, "/")) {
+		conn_respond(conn, 200, "text/html; charset=utf-8", exporter_index,
+			     sizeof(exporter_index) - 1, head_only);
+		return;
+	}
+	if (!path_is(req, "/metrics")) {
+		conn_fail(conn, 404, head_only);
 		return;
 	}
 	r = e->body(e->ctx, &text, &len);
@@ -279,8 +216,9 @@ static void conn_handle(struct exporter_conn *conn, size_t head_len)
 
 static void conn_read(struct exporter_conn *conn)
 {
-	size_t head_len;
+	struct http_request req;
 	ssize_t n;
+	int r;
 
 	/* Never asks for 0 bytes: a full buffer was answered with 431. */
 	n = read(conn->fd, conn->in + conn->in_len, sizeof(conn->in) - conn->in_len);
@@ -296,9 +234,13 @@ static void conn_read(struct exporter_conn *conn)
 		return;
 	}
 	conn->in_len += (size_t)n;
-	head_len = request_head_len(conn->in, conn->in_len);
-	if (head_len)
-		conn_handle(conn, head_len);
+	r = http_parse_request(conn->in, conn->in_len, &req);
+	if (r == 0)
+		conn_handle(conn, &req);
+	else if (r == -EPROTONOSUPPORT)
+		conn_fail(conn, 505, 0);
+	else if (r != -EAGAIN)
+		conn_fail(conn, 400, 0);
 	else if (conn->in_len == sizeof(conn->in))
 		conn_fail(conn, 431, 0);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * exporter: the daemon's metrics over HTTP for Prometheus (docs/metrics.md).
- * GET (or HEAD) /metrics and nothing else, one request per connection,
+ * GET (or HEAD) /metrics, and / for a page linking to it; one request per connection,
  * bounded in request size, connections and time, on the daemon's loop.
  */
 #ifndef TIERD_EXPORTER_H

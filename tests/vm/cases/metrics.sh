@@ -4,7 +4,8 @@
 # answers the Prometheus text format, every line of which parses, every family
 # with HELP and TYPE; the values agree with what moved, with `dmsetup table`
 # and with the I/O done, counters only grow (across flushes and a restart);
-# other paths get 404, other methods 405, and garbage, oversized requests,
+# pool_info names the volume's real /sys/block/dm-N, the last and next runs and a
+# job's progress show; / is an index page; other paths get 404, other methods 405, and garbage, oversized requests,
 # clients that say nothing and a connection storm leave the server serving.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
@@ -116,6 +117,8 @@ assert_eq "build info" 1 "$(metric "tierd_build_info{version=\"$("$TIERD" --vers
 grep -q 'pool="' /tmp/metrics.txt && fail "a pool's series before any pool"
 
 tierctl_ok pool create tank --hdd "$hdd"
+scrape
+assert_eq "pool_info without an SSD" 1 "$(grep -c '^tierd_pool_info{pool="tank",.*,device="dm-[0-9]*"} 1$' /tmp/metrics.txt)"
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow
 tierctl_ok extent move tank 2 3 --tier ssd
 
@@ -138,6 +141,18 @@ assert_eq "migrating" 0 "$(metric 'tierd_pool_migrating{pool="tank"}')"
 assert_eq "paused" 0 "$(metric 'tierd_pool_tiering_paused{pool="tank"}')"
 assert_eq "heat kernel bytes" "$(pool_field tank .heat.kernel_bytes)" "$(metric 'tierd_heat_kernel_bytes{pool="tank"}')"
 [ "$(metric 'tierd_heat_kernel_bytes{pool="tank"}')" -gt 0 ] || fail "heat is off"
+assert_eq "heat enabled" 1 "$(metric 'tierd_heat_enabled{pool="tank"}')"
+grep -q '^tierd_last_run_' /tmp/metrics.txt && fail "a last run before any run"
+grep -q '^tierd_job_' /tmp/metrics.txt && fail "job progress while no job runs"
+
+step "pool_info names the kernel's device, as node_exporter does"
+# The volume's own sysfs entry, found by its device number: what node_exporter reads.
+dev=$(basename "$(readlink -f "/sys/dev/block/$(majmin $vol)")")
+[ -e "/sys/block/$dev" ] || fail "no /sys/block/$dev for $vol"
+assert_eq "the dm name of /sys/block/$dev" tank "$(cat "/sys/block/$dev/dm/name")"
+info=$(grep '^tierd_pool_info{' /tmp/metrics.txt)
+echo "$info"
+assert_eq "pool_info" "tierd_pool_info{pool=\"tank\",uuid=\"$(pool_field tank .uuid)\",dm_name=\"tank\",device=\"$dev\"} 1" "$info"
 assert_eq "runs" 0 "$(metric 'tierd_runs_total{pool="tank",trigger="on-demand",result="done"}')"
 
 step "read counters follow the I/O, across flushes"
@@ -176,6 +191,45 @@ assert_eq "the run's series" 1 "$(metric "tierd_runs_total{pool=\"tank\",trigger
 assert_eq "promoted by the move and the run" \
 	"$("$TIERCTL" stats tank --json | jq .stats.migration.promoted_extents)" \
 	"$(metric 'tierd_migrated_extents_total{pool="tank",direction="promote"}')"
+run_json=$("$TIERCTL" runs tank --json | jq 'if type == "array" then .[0] else .runs[0] end')
+started=$(date -d "$(jq -r '.started_at // .started' <<<"$run_json")" +%s) || fail "the run's start"
+echo "last run: $run_json"
+start=$(metric 'tierd_last_run_start_timestamp_seconds{pool="tank"}')
+end=$(metric 'tierd_last_run_end_timestamp_seconds{pool="tank"}')
+assert_eq "last run start" "$started" "$start"
+[ "$end" -ge "$start" ] && [ "$end" -le "$(date +%s)" ] || fail "last run ended at $end (started $start)"
+assert_eq "last run duration" $((end - start)) "$(metric 'tierd_last_run_duration_seconds{pool="tank"}')"
+assert_eq "last run result" 1 "$(metric "tierd_last_run_result{pool=\"tank\",result=\"$result\"}")"
+assert_eq "last run results at 1" 1 "$(awk '/^tierd_last_run_result\{pool="tank",/ { n += $2 } END { print n + 0 }' /tmp/metrics.txt)"
+grep -q '^tierd_next_run_timestamp_seconds{pool="tank"}' /tmp/metrics.txt && fail "a next run while manual"
+
+step "next run of a schedule"
+tierctl_ok schedule set tank every 1h
+scrape
+next=$(metric 'tierd_next_run_timestamp_seconds{pool="tank"}')
+now=$(date +%s)
+[ "$next" -gt "$now" ] && [ "$next" -le $((now + 3600)) ] || fail "next run at $next, now $now"
+tierctl_ok schedule set tank manual
+
+step "job progress in bytes, while a move waits for a quiet volume"
+fio --name=busy --filename=$vol --direct=1 --rw=randread --bs=4k --size=$((8 * E)) \
+	--time_based --runtime=60 --eta=never --output=/dev/null &
+fio_pid=$!
+sleep 2
+"$TIERCTL" extent move tank 9 2 --tier ssd --io-awareness idle >/tmp/move.out 2>&1 &
+move_pid=$!
+job_shows() { scrape && grep -q '^tierd_job_total_bytes{pool="tank"}' /tmp/metrics.txt; }
+wait_until 20 "the job in the metrics" job_shows
+assert_eq "job total" $((2 * E)) "$(metric 'tierd_job_total_bytes{pool="tank"}')"
+assert_eq "job done while it waits" 0 "$(metric 'tierd_job_done_bytes{pool="tank"}')"
+assert_eq "migrating" 1 "$(metric 'tierd_pool_migrating{pool="tank"}')"
+kill "$fio_pid"
+wait "$fio_pid" || true
+wait "$move_pid" || fail "the move failed: $(cat /tmp/move.out)"
+scrape
+grep -q '^tierd_job_' /tmp/metrics.txt && fail "job progress after the job"
+echo "ok: the job's bytes showed while it ran"
+
 tierctl_ok tier pause tank
 scrape
 assert_eq "paused" 1 "$(metric 'tierd_pool_tiering_paused{pool="tank"}')"
@@ -184,7 +238,12 @@ tierctl_ok tier resume tank
 step "paths, methods, garbage"
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 assert_eq "GET /nope" 404 "$(code "$URL/nope")"
-assert_eq "GET /" 404 "$(code "$URL/")"
+assert_eq "GET /" 200 "$(code "$URL/")"
+curl -sSf -D /tmp/index.head -o /tmp/index.html "$URL/" || fail "GET /"
+grep -qi '^content-type: text/html; charset=utf-8' /tmp/index.head || fail "index: $(cat /tmp/index.head)"
+grep -q '<a href="/metrics">' /tmp/index.html || fail "the index links no /metrics: $(cat /tmp/index.html)"
+assert_eq "HEAD /" 200 "$(code -I "$URL/")"
+assert_eq "POST /" 405 "$(code -X POST -d x "$URL/")"
 assert_eq "POST /metrics" 405 "$(code -X POST -d x "$URL/metrics")"
 assert_eq "HEAD /metrics" 200 "$(code -I "$URL/metrics")"
 assert_eq "GET /metrics?x=1" 200 "$(code "$URL/metrics?x=1")"
@@ -234,6 +293,8 @@ expect("HTTP/2.0", b"GET /metrics HTTP/2.0\r\n\r\n", 505)
 expect("cut short", b"GET /metrics HTTP/1.1\r\nHost: x\r\n", 400)
 expect("1 MiB without a line end", b"G" * (1 << 20), 431)
 expect("bare LF", b"GET /metrics HTTP/1.0\n\n", 200)
+expect("a space before the colon", b"GET /metrics HTTP/1.1\r\nHost : x\r\n\r\n", 400)
+expect("a folded header", b"GET /metrics HTTP/1.1\r\nHost: x\r\n y\r\n\r\n", 400)
 # Every slot taken by clients that say nothing: the next is turned away at
 # once; the slots free when they leave.
 # The previous request's connection can still hold a slot for a moment after
