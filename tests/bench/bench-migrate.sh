@@ -62,7 +62,7 @@ say() {
 }
 
 # Heat sampling would add its own work to the timings: not within a run.
-tierd_start --sample-interval 86400
+tierd_start --sample-interval 86400 --verbose
 
 now() { date +%s.%N; }
 # move POOL TIER [OPTIONS]: move the extents; prints the seconds it took.
@@ -152,11 +152,11 @@ for n in $POOLS; do
 		say "$(printf '(b) %s extents (%d MiB): move to SSD %.2f s = %.1f MB/s, back %.2f s; dd %.2f s = %.1f MB/s; move/dd = %.2f [%s]' \
 			"$extents" "$COUNT" "$secs" "$mbs" "$secs_back" "$dd_s" "$dd_mbs" \
 			"$(calc "$mbs / $dd_mbs")" "$mode")"
-		grep "pool $name: batch of" /tmp/tierd.log | sed 's/.*batch of/  batch of/'
+		grep "pool $name: batch of [0-9]* extents: stall" /tmp/tierd.log | sed 's/.*batch of/  batch of/'
 	fi
 
 	step "(a) stalls per table swap, $extents extents, under random reads"
-	pre=$(grep -c "pool $name: batch of" /tmp/tierd.log || true)
+	pre=$(grep -c "pool $name: batch of [0-9]* extents: stall" /tmp/tierd.log || true)
 	randread probe-$n 3600 &
 	reader=$!
 	sleep 2
@@ -167,7 +167,7 @@ for n in $POOLS; do
 	sleep 1
 	kill -TERM $reader
 	wait $reader || true
-	grep "pool $name: batch of" /tmp/tierd.log | tail -n +$((pre + 1)) >/tmp/swaps-$n
+	grep "pool $name: batch of [0-9]* extents: stall" /tmp/tierd.log | tail -n +$((pre + 1)) >/tmp/swaps-$n
 	sed 's/.*batch of/  batch of/' /tmp/swaps-$n
 	say "$(printf '(a) %s extents: %s; reader %s [%s]' "$extents" "$(stalls /tmp/swaps-$n)" \
 		"$(lat probe-$n)" "$mode")"

@@ -80,13 +80,13 @@ static void job_account(struct pool_job *job, int r, const char *err)
 			job->failed++;
 			delta.failed++;
 			if (r < 0 && err && *err)
-				log_err("pool %s: extent %u could not move to %s; it stays where it"
-					" was: %s", p->sp.meta.name, it->le, p->sp.paths[it->dev],
-					pool_error_sentence(p, err));
+				log_pool_err(p->sp.meta.name, "extent %u could not move to %s; it"
+					     " stays where it was: %s", it->le,
+					     p->sp.paths[it->dev], pool_error_sentence(p, err));
 			else
-				log_err("pool %s: extent %u could not move to %s (a device failed); it"
-					" stays where it was", p->sp.meta.name, it->le,
-					p->sp.paths[it->dev]);
+				log_pool_err(p->sp.meta.name, "extent %u could not move to %s (a"
+					     " device failed); it stays where it was", it->le,
+					     p->sp.paths[it->dev]);
 			continue;
 		}
 		job->moved++;
@@ -107,12 +107,12 @@ static void job_account(struct pool_job *job, int r, const char *err)
 		job->moved_out->failed += delta.failed;
 	}
 	if (state_moves_add(p->ps->state, p->sp.id, now / 60, &delta) < 0)
-		log_warn("pool %s: cannot record the moves in the history: %s", p->sp.meta.name,
-			 state_last_error(p->ps->state));
+		log_pool_warn(p->sp.meta.name, "cannot record the moves in the history: %s",
+			      state_last_error(p->ps->state));
 	/* Moved extents lost their intent in the commit; failed ones end here. */
 	if (state_intents_clear(p->ps->state, p->sp.id, NULL) < 0)
-		log_warn("pool %s: cannot clear migration intents: %s", p->sp.meta.name,
-			 state_last_error(p->ps->state));
+		log_pool_warn(p->sp.meta.name, "cannot clear migration intents: %s",
+			      state_last_error(p->ps->state));
 }
 
 void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
@@ -204,8 +204,8 @@ static void job_record_intents(struct pool_job *job)
 					      .dst_pe = job->items[i].pe };
 	}
 	if (state_intents_add(p->ps->state, p->sp.id, v, job->nr_items, time(NULL)) < 0)
-		log_warn("pool %s: cannot record the migration intents: %s", p->sp.meta.name,
-			 state_last_error(p->ps->state));
+		log_pool_warn(p->sp.meta.name, "cannot record the migration intents: %s",
+			      state_last_error(p->ps->state));
 }
 
 /*

@@ -129,7 +129,7 @@ static void batch_debug(struct migrate_batch *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	if (!d->holding) {
 		vsnprintf(line, sizeof(line), fmt, ap);
-		log_debug("pool %s: batch of %zu extents: %s", pool_name(b->p), b->nr, line);
+		log_pool_debug(pool_name(b->p), "batch of %zu extents: %s", b->nr, line);
 	} else {
 		n = vsnprintf(d->buf + d->len, room, fmt, ap);
 		/* A line fits whole with its '\n' or not at all: what is kept stays in order. */
@@ -159,14 +159,13 @@ static void batch_debug_release(struct migrate_batch *b)
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
-		log_debug("pool %s: batch of %zu extents: %.*s", pool_name(b->p), b->nr,
-			  (int)(nl - s), s);
+		log_pool_debug(pool_name(b->p), "batch of %zu extents: %.*s", b->nr, (int)(nl - s),
+			       s);
 		s = nl + 1;
 	}
 	if (d->truncated)
-		log_debug("pool %s: batch of %zu extents: later lines of the suspended window"
-			  " dropped (%zu-byte buffer full)", pool_name(b->p), b->nr,
-			  sizeof(d->buf));
+		log_pool_debug(pool_name(b->p), "batch of %zu extents: later lines of the suspended"
+			       " window dropped (%zu-byte buffer full)", b->nr, sizeof(d->buf));
 	d->len = 0;
 	d->truncated = false;
 }
@@ -255,12 +254,12 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
 	l->retries++;
 	if (l->recommit && pool_commit(l->p, l->changed, l->nr_changed, err, sizeof(err)) == 0) {
 		l->recommit = false;
-		log_info("pool %s: wrote the old mapping of %zu extents back to every device",
-			 name, l->nr_changed);
+		log_pool_info(name, "wrote the old mapping of %zu extents back to every device",
+			      l->nr_changed);
 	}
 	if (!l->recommit && leftover_to_map(l, err, sizeof(err)) == 0) {
-		log_info("pool %s: the mirrors a failed move left are gone after %u retries (%.0f s)",
-			 name, l->retries, (clock_now_ns() - l->since_ns) / 1e9);
+		log_pool_info(name, "the mirrors a failed move left are gone after %u retries"
+			      " (%.0f s)", l->retries, (clock_now_ns() - l->since_ns) / 1e9);
 		pool_drop_leftover(l->p); /* frees l */
 		return;
 	}
@@ -272,9 +271,9 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
 		 * a device may name the destination that refused it.
 		 */
 		if (!l->failing_held)
-			log_err("pool %s: mirrors left by a failed move still cannot be removed (%s);"
-				" writes a failed leg holds now fail after at most %.0f s", name, err,
-				MIGRATE_LEFTOVER_RETRY_SECONDS);
+			log_pool_err(name, "mirrors left by a failed move still cannot be removed"
+				     " (%s); writes a failed leg holds now fail after at most"
+				     " %.0f s", err, MIGRATE_LEFTOVER_RETRY_SECONDS);
 		l->failing_held = true;
 		if (dmctl_suspend(name, 1) == 0)
 			dmctl_resume(name);
@@ -292,8 +291,8 @@ static void leave_mirrors(struct migrate_batch *b, const uint32_t *changed, size
 {
 	struct migrate_leftover *l = calloc(1, sizeof(*l));
 
-	log_warn("pool %s: a failed move left mirrors in the volume's table; removing them"
-		 " again every %.0f s", pool_name(b->p), MIGRATE_LEFTOVER_RETRY_SECONDS);
+	log_pool_warn(pool_name(b->p), "a failed move left mirrors in the volume's table; removing"
+		      " them again every %.0f s", MIGRATE_LEFTOVER_RETRY_SECONDS);
 	if (!l)
 		return; /* the next batch or restart removes them */
 	l->loop = b->loop;
@@ -339,17 +338,20 @@ static void batch_end(struct migrate_batch *b, int r)
 	/* Normally written at the last resume; what a failed one left waiting goes now. */
 	batch_debug_release(b);
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
-	log_info("pool %s: batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu KiB written);"
-		 " %zu moved, copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
-		 " %.1f ms, resume %.1f ms; in sync seen by %s", pool_name(b->p), b->nr,
-		 t->stall_ns / 1e6, t->commit_ns / 1e6, (unsigned long long)t->commit_bytes / 1024,
-		 moved, t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
-		 t->resume_ns / 1e6, t->in_sync_by_event ? "a device-mapper event" : "the status poll");
+	log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu"
+		       " KiB written); %zu moved, copied in %.2f s after a %.1f ms stall to start"
+		       " the mirrors; suspend %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
+		       t->stall_ns / 1e6, t->commit_ns / 1e6,
+		       (unsigned long long)t->commit_bytes / 1024, moved, t->copy_ns / 1e9,
+		       t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->resume_ns / 1e6,
+		       t->in_sync_by_event ? "a device-mapper event" : "the status poll");
+	/* A difference is a failure of the batch: logged whatever the level. */
 	if (b->verify)
-		log_info("pool %s: verified the batch's copies in %.1f ms (while suspended): %zu"
-			 " differ, %zu unreadable%s", pool_name(b->p), b->verify_ns / 1e6,
-			 b->verify_differ, b->verify_errors,
-			 b->verify_differ + b->verify_errors ? "; nothing committed" : "");
+		log_pool_msg(b->verify_differ + b->verify_errors ? LOG_WARNING : LOG_DEBUG,
+			     pool_name(b->p), "verified the batch's copies in %.1f ms (while"
+			     " suspended): %zu differ, %zu unreadable%s", b->verify_ns / 1e6,
+			     b->verify_differ, b->verify_errors,
+			     b->verify_differ + b->verify_errors ? "; nothing committed" : "");
 	ucopy_close(b->verify);
 	b->done(b, r, r < 0 ? b->err : "", b->ctx);
 	free(b);

@@ -70,9 +70,10 @@ static void job_offline_commit(struct pool_job *job)
 			continue;
 		}
 		if (cr == -EILSEQ)
-			log_err("pool %s: extent %u differs from its copy on %s at byte %llu; the copy is"
-				" dropped", p->sp.meta.name, it->le, p->sp.paths[it->dev],
-				(unsigned long long)job->copies[i].diff_at);
+			log_pool_err(p->sp.meta.name, "extent %u differs from its copy on %s at"
+				     " byte %llu; the copy is dropped", it->le,
+				     p->sp.paths[it->dev],
+				     (unsigned long long)job->copies[i].diff_at);
 		extmap_release(&p->sp.map, it->dev, it->pe);
 		it->result = cr ? cr : -EIO;
 	}

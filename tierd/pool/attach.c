@@ -117,8 +117,8 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	}
 	if (r < 0) {
 		p->state_stale = true; /* the devices name the SSD; the state may not */
-		log_err("pool %s: SSD %s attached on the devices but not in the state: %s",
-			p->sp.meta.name, ssd, err);
+		log_pool_err(p->sp.meta.name, "SSD %s attached on the devices but not in the state:"
+			     " %s", ssd, err);
 		goto out;
 	}
 	if (grow) {
@@ -126,11 +126,11 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 		if (r < 0)
 			goto out;
 		pool_heat_start(p);
-		log_info("pool %s: SSD %s attached, volume grown to %s", p->sp.meta.name, ssd,
-			 size_format((uint64_t)p->sp.map.nr_logical * p->sp.meta.extent_size, size,
-				     sizeof(size)));
+		log_pool_info(p->sp.meta.name, "SSD %s attached, volume grown to %s", ssd,
+			      size_format((uint64_t)p->sp.map.nr_logical * p->sp.meta.extent_size,
+					  size, sizeof(size)));
 	} else {
-		log_info("pool %s: SSD %s attached without growing the volume", p->sp.meta.name, ssd);
+		log_pool_info(p->sp.meta.name, "SSD %s attached without growing the volume", ssd);
 	}
 	goto out;
 undo_meta:
@@ -198,10 +198,11 @@ int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len)
 	}
 	if (fd >= 0) {
 		if (pool_wipe_device(fd, &saved_sb) < 0)
-			log_warn("%s: detached, but its superblock could not be wiped", path);
+			log_about(LOG_WARNING, p->sp.meta.name,
+				  "%s: detached, but its superblock could not be wiped", path);
 		close(fd);
 	}
-	log_info("pool %s: %s detached", p->sp.meta.name, path);
+	log_pool_info(p->sp.meta.name, "%s detached", path);
 	return 0;
 }
 

@@ -250,9 +250,10 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degr
 			;
 		if (i == nr && degraded) {
 			metadata_uuid_format(p->sp.meta.devs[d].uuid, uuid);
-			log_warn("pool %s: imported without its %s device %s: what it held reads and"
-				 " writes as I/O errors", p->sp.meta.name,
-				 p->sp.meta.devs[d].tier == METADATA_TIER_SSD ? "SSD" : "HDD", uuid);
+			log_pool_warn(p->sp.meta.name, "imported without its %s device %s: what it"
+				      " held reads and writes as I/O errors",
+				      p->sp.meta.devs[d].tier == METADATA_TIER_SSD ? "SSD" : "HDD",
+				      uuid);
 			p->sp.paths[d][0] = '\0';
 			p->degraded = true;
 			continue;

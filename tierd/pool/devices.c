@@ -156,7 +156,7 @@ int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len)
 			continue;
 		r = scan_for_device(p, i, err, err_len);
 		if (r == 0) {
-			log_info("pool %s: device %u is now %s", p->sp.meta.name, i, p->sp.paths[i]);
+			log_pool_info(p->sp.meta.name, "device %u is now %s", i, p->sp.paths[i]);
 			continue;
 		}
 		if (r == -ENOTUNIQ) {
@@ -166,9 +166,10 @@ int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len)
 		metadata_uuid_format(p->sp.meta.devs[i].uuid, uuid);
 		if (degraded) {
 			if (!p->probe_missing)
-				log_warn("pool %s: its %s device %s (last seen at %s) is missing: what it"
-					 " held reads and writes as I/O errors", p->sp.meta.name,
-					 tier_word(&p->sp.meta.devs[i]), uuid, p->sp.paths[i]);
+				log_pool_warn(p->sp.meta.name, "its %s device %s (last seen at %s)"
+					      " is missing: what it held reads and writes as I/O"
+					      " errors", tier_word(&p->sp.meta.devs[i]), uuid,
+					      p->sp.paths[i]);
 			missing++;
 			continue;
 		}
@@ -226,8 +227,9 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 		} else if ((r = scan_for_device(next, i, err, err_len)) == -ENODEV &&
 			   p->allow_missing) {
 			metadata_uuid_format(meta->devs[i].uuid, uuid);
-			log_warn("pool %s: its newest metadata names device %s, which is missing:"
-				 " what it holds reads and writes as I/O errors", p->sp.meta.name, uuid);
+			log_pool_warn(p->sp.meta.name, "its newest metadata names device %s, which"
+				      " is missing: what it holds reads and writes as I/O errors",
+				      uuid);
 			next->fd[i] = -1;
 			next->sp.paths[i][0] = '\0';
 			p->degraded = true;
@@ -248,15 +250,15 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 			for (unsigned slot = 0; slot < 2; slot++)
 				pool_read_slot(next->fd[i], &next->sb[i], slot,
 					       &next->slot_gen[i][slot], NULL, NULL);
-			log_info("pool %s: %s joins from the newest metadata", p->sp.meta.name,
-				 next->sp.paths[i]);
+			log_pool_info(p->sp.meta.name, "%s joins from the newest metadata",
+				      next->sp.paths[i]);
 		}
 	}
 	for (unsigned j = 0; j < p->sp.meta.nr_devs; j++) {
 		if (reused[j] || p->fd[j] < 0)
 			continue;
-		log_info("pool %s: %s left the pool in the newest metadata", p->sp.meta.name,
-			 p->sp.paths[j]);
+		log_pool_info(p->sp.meta.name, "%s left the pool in the newest metadata",
+			      p->sp.paths[j]);
 		close(p->fd[j]);
 	}
 	p->sp.meta = *meta;
@@ -358,13 +360,13 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 			extmap_destroy(&map);
 			return 0;
 		}
-		log_warn("pool %s: the state's extent map differs from generation %llu on %s; "
-			 "using the device's", p->sp.meta.name, (unsigned long long)best,
-			 p->sp.paths[best_dev]);
+		log_pool_warn(p->sp.meta.name, "the state's extent map differs from generation %llu"
+			      " on %s; using the device's", (unsigned long long)best,
+			      p->sp.paths[best_dev]);
 	} else {
-		log_warn("pool %s: metadata generation %llu on %s is newer than the state's %llu; "
-			 "using it", p->sp.meta.name, (unsigned long long)best,
-			 p->sp.paths[best_dev], (unsigned long long)p->sp.meta.generation);
+		log_pool_warn(p->sp.meta.name, "metadata generation %llu on %s is newer than the"
+			      " state's %llu; using it", (unsigned long long)best,
+			      p->sp.paths[best_dev], (unsigned long long)p->sp.meta.generation);
 	}
 	r = pool_take_devices(p, &meta, err, err_len);
 	if (r < 0) {

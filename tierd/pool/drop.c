@@ -196,8 +196,8 @@ int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_
 	}
 	fault_point("drop-after-devices");
 	if (pool_save_state(p, NULL, 0) < 0)
-		log_warn("pool %s: the missing device is dropped on the devices, but the state"
-			 " could not be saved (%s); the next activation takes the devices'",
-			 p->sp.meta.name, state_last_error(p->ps->state));
+		log_pool_warn(p->sp.meta.name, "the missing device is dropped on the devices, but"
+			      " the state could not be saved (%s); the next activation takes the"
+			      " devices'", state_last_error(p->ps->state));
 	return pool_load_table(p, 0, err, err_len);
 }

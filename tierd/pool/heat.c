@@ -57,7 +57,7 @@ void pool_heat_start(struct pool *p)
 			   size_format(used_by_others + p->heat_kernel_bytes, need, sizeof(need)),
 			   nr, size_format(p->heat_limit_bytes, limit, sizeof(limit)),
 			   POOL_HEAT_RAM_SHARE);
-		log_warn("pool %s: %s", p->sp.meta.name, p->heat_off);
+		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
 		return;
 	}
 	r = heat_table_resize(&p->heat, nr);
@@ -74,7 +74,7 @@ void pool_heat_start(struct pool *p)
 	if (r < 0) {
 		errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: no dm-stats region: %s",
 			   dmctl_error_text(r));
-		log_warn("pool %s: %s", p->sp.meta.name, p->heat_off);
+		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
 		return;
 	}
 	p->heat_on = 1;
@@ -158,8 +158,8 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 	if (minute != p->io_minute) {
 		r = pool_io_flush(p);
 		if (r < 0)
-			log_warn("pool %s: cannot store its I/O history: %s", p->sp.meta.name,
-				 state_last_error(p->ps->state));
+			log_pool_warn(p->sp.meta.name, "cannot store its I/O history: %s",
+				      state_last_error(p->ps->state));
 		p->io_minute = minute;
 	}
 	if (p->heat.last_sample_ns > now_ns)

@@ -48,17 +48,17 @@ static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size
 		r = dmtable_parse(&have, text);
 	if (r == 0 && tables_equal(&want, &have) && suspended) {
 		/* tierd stopped between a suspend and its resume: I/O waits on us. */
-		log_warn("pool %s: volume found suspended; resuming it", p->sp.meta.name);
+		log_pool_warn(p->sp.meta.name, "volume found suspended; resuming it");
 		dmctl_clear(p->sp.meta.name);
 		r = dmctl_resume(p->sp.meta.name);
 		if (r < 0)
 			errbuf_set(err, err_len, "cannot resume /dev/mapper/%s: %s", p->sp.meta.name,
 				   dmctl_error_text(r));
 	} else if (r == 0 && tables_equal(&want, &have)) {
-		log_info("pool %s: volume already active with the expected table", p->sp.meta.name);
+		log_pool_info(p->sp.meta.name, "volume already active with the expected table");
 	} else {
-		log_warn("pool %s: the live table differs from the extent map; loading the map's",
-			 p->sp.meta.name);
+		log_pool_warn(p->sp.meta.name, "the live table differs from the extent map; loading"
+			      " the map's");
 		r = pool_load_table(p, 0, err, err_len);
 	}
 	free(text);
@@ -78,8 +78,8 @@ static void pool_settle_intents(struct pools *ps, struct pool *p)
 	size_t nr, completed = 0;
 
 	if (state_intents_load(ps->state, p->sp.id, &v, &nr) < 0) {
-		log_warn("pool %s: cannot read its migration intents: %s", p->sp.meta.name,
-			 state_last_error(ps->state));
+		log_pool_warn(p->sp.meta.name, "cannot read its migration intents: %s",
+			      state_last_error(ps->state));
 		return;
 	}
 	for (size_t i = 0; i < nr; i++) {
@@ -88,13 +88,13 @@ static void pool_settle_intents(struct pools *ps, struct pool *p)
 		completed += loc.dev == v[i].dst_dev && loc.pe == v[i].dst_pe;
 	}
 	if (nr)
-		log_info("pool %s: %zu moves were in flight when tierd stopped: %zu had committed,"
-			 " %zu rolled back (their source extents stayed authoritative)",
-			 p->sp.meta.name, nr, completed, nr - completed);
+		log_pool_info(p->sp.meta.name, "%zu moves were in flight when tierd stopped: %zu"
+			      " had committed, %zu rolled back (their source extents stayed"
+			      " authoritative)", nr, completed, nr - completed);
 	free(v);
 	if (nr && state_intents_clear(ps->state, p->sp.id, NULL) < 0)
-		log_warn("pool %s: cannot clear its migration intents: %s", p->sp.meta.name,
-			 state_last_error(ps->state));
+		log_pool_warn(p->sp.meta.name, "cannot clear its migration intents: %s",
+			      state_last_error(ps->state));
 }
 
 int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, size_t err_len)
@@ -204,11 +204,12 @@ void pools_activate_all(struct pools *ps, bool degraded)
 		if (!p->sp.want_active)
 			continue;
 		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0) {
-			log_err("%s", err);
+			log_about(LOG_ERR, p->sp.meta.name, "%s", err);
 			snprintf(p->waiting_logged, sizeof(p->waiting_logged), "%s", err);
 		} else {
-			log_info("pool %s active%s: /dev/mapper/%s", p->sp.meta.name,
-				 p->degraded ? " and degraded" : "", p->sp.meta.name);
+			log_about(LOG_INFO, p->sp.meta.name, "pool %s active%s: /dev/mapper/%s",
+				  p->sp.meta.name, p->degraded ? " and degraded" : "",
+				  p->sp.meta.name);
 		}
 	}
 }
@@ -230,15 +231,17 @@ unsigned pools_activate_waiting(struct pools *ps, bool degraded, const char *why
 		if (pool_activate(ps, p, degraded, err, sizeof(err)) < 0) {
 			/* Said once per reason: retries come every few seconds. */
 			if (strcmp(err, p->waiting_logged) != 0) {
-				log_info("pool %s still waits: %s", p->sp.meta.name, err);
+				log_about(LOG_INFO, p->sp.meta.name, "pool %s still waits: %s",
+					  p->sp.meta.name, err);
 				snprintf(p->waiting_logged, sizeof(p->waiting_logged), "%s", err);
 			}
 			waiting++;
 			continue;
 		}
 		p->waiting_logged[0] = '\0';
-		log_info("pool %s active%s (%s): /dev/mapper/%s", p->sp.meta.name,
-			 p->degraded ? " and degraded" : "", why, p->sp.meta.name);
+		log_about(LOG_INFO, p->sp.meta.name, "pool %s active%s (%s): /dev/mapper/%s",
+			  p->sp.meta.name, p->degraded ? " and degraded" : "", why,
+			  p->sp.meta.name);
 	}
 	return waiting;
 }
@@ -256,8 +259,8 @@ void pools_report_waiting(struct pools *ps, unsigned waited_s)
 {
 	for (struct pool *p = ps->list; p; p = p->next)
 		if (pool_waiting(p))
-			log_warn("pool %s is still inactive after %u s: %s", p->sp.meta.name,
-				 waited_s, p->inactive_why);
+			log_about(LOG_WARNING, p->sp.meta.name, "pool %s is still inactive after"
+				  " %u s: %s", p->sp.meta.name, waited_s, p->inactive_why);
 }
 
 int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
@@ -285,8 +288,8 @@ int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	p->sp.want_active = 0;
 	r = state_pool_set_want_active(ps->state, p->sp.id, 0);
 	if (r < 0)
-		log_warn("pool %s: cannot record it as inactive: %s", p->sp.meta.name,
-			 state_last_error(ps->state));
+		log_pool_warn(p->sp.meta.name, "cannot record it as inactive: %s",
+			      state_last_error(ps->state));
 	return 0;
 }
 
@@ -318,10 +321,10 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 	if (pool_open_devices(p, false, err, err_len) == 0) {
 		for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
 			if (pool_wipe_device(p->fd[i], &p->sb[i]) < 0)
-				log_warn("pool %s: cannot wipe the superblock of %s", p->sp.meta.name,
-					 p->sp.paths[i]);
+				log_pool_warn(p->sp.meta.name, "cannot wipe the superblock of %s",
+					      p->sp.paths[i]);
 	} else {
-		log_warn("%s; its superblocks stay", err);
+		log_about(LOG_WARNING, p->sp.meta.name, "%s; its superblocks stay", err);
 	}
 	err[0] = '\0';
 	if (ps->forget)
@@ -334,8 +337,8 @@ int pool_destroy(struct pools *ps, struct pool *p, bool force, char *err, size_t
 void pool_set_broken(struct pool *p, const char *why)
 {
 	snprintf(p->broken, sizeof(p->broken), "%s", pool_error_sentence(p, why));
-	log_err("pool %s: its metadata could not be written (%s); no more moves until tierd"
-		" restarts", p->sp.meta.name, p->broken);
+	log_pool_err(p->sp.meta.name, "its metadata could not be written (%s); no more moves until"
+		     " tierd restarts", p->broken);
 }
 
 /* Moves may run on an inactive pool (tierd copies then); a detach needs the volume. */

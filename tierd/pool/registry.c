@@ -147,8 +147,8 @@ int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
 			/* Heat survives restarts; what cannot be read starts cold. */
 			if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0 &&
 			    state_heat_load(st, p->sp.id, &p->heat) < 0)
-				log_warn("pool %s: stored heat unreadable, starting cold: %s",
-					 p->sp.meta.name, state_last_error(st));
+				log_pool_warn(p->sp.meta.name, "stored heat unreadable, starting"
+					      " cold: %s", state_last_error(st));
 		}
 		free(loaded[i]);
 	}

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
+#include "size.h"
 #include "tiering-internal.h"
 
 /* An auto run moves a few extents at a time, as heat changes (docs/schedule.md). */
@@ -195,6 +197,26 @@ const struct state_run *tiering_live_run(const struct tiering_pool *tp,
 	return tp && tp->running && tp->run.id == row->id ? &tp->run : row;
 }
 
+/* The run's one line at info: what moved, how many bytes, how long it took and how fast. */
+static void tiering_run_summary(const struct tiering_pool *tp)
+{
+	const struct state_run *run = &tp->run;
+	uint64_t bytes = run->moved.promoted_bytes + run->moved.demoted_bytes;
+	double seconds = (double)(clock_now_ns() - tp->started_ns) / 1e9;
+	char size[SIZE_FORMAT_MAX], rate[SIZE_FORMAT_MAX];
+
+	size_format(bytes, size, sizeof(size));
+	/* A run that moved nothing has no rate worth a number. */
+	size_format(bytes && seconds > 0 ? (uint64_t)((double)bytes / seconds) : 0, rate,
+		    sizeof(rate));
+	log_run_info(pool_name(tp->p), run->id, "tiering run %lld (%s) %s: %llu extents promoted,"
+		     " %llu demoted, %llu failed; %s in %.1f s, %s/s%s%s", (long long)run->id,
+		     run->trigger, run->result, (unsigned long long)run->moved.promoted_extents,
+		     (unsigned long long)run->moved.demoted_extents,
+		     (unsigned long long)run->moved.failed, size, seconds, rate,
+		     run->message[0] ? ": " : "", run->message);
+}
+
 static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 			    const char *message)
 {
@@ -206,13 +228,9 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 	snprintf(run->result, sizeof(run->result), "%s", tiering_result_name(result));
 	snprintf(run->message, sizeof(run->message), "%s", message ? message : "");
 	if (state_run_update(tp->ts->st, run) < 0)
-		log_warn("pool %s: cannot record the end of run %lld: %s", pool_name(tp->p),
-			 (long long)run->id, state_last_error(tp->ts->st));
-	log_info("pool %s: tiering run %lld (%s) %s: %llu extents promoted, %llu demoted,"
-		 " %llu failed%s%s", pool_name(tp->p), (long long)run->id, run->trigger,
-		 run->result, (unsigned long long)run->moved.promoted_extents,
-		 (unsigned long long)run->moved.demoted_extents,
-		 (unsigned long long)run->moved.failed, run->message[0] ? ": " : "", run->message);
+		log_run_warn(pool_name(tp->p), run->id, "cannot record the end of run %lld: %s",
+			     (long long)run->id, state_last_error(tp->ts->st));
+	tiering_run_summary(tp);
 	tp->running = 0;
 	tp->notify = NULL;
 	tp->notify_ctx = NULL;
@@ -295,6 +313,7 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	snprintf(run->policy, sizeof(run->policy), "%s", pol.name);
 	snprintf(run->result, sizeof(run->result), "%s", tiering_result_name(TIERING_RUNNING));
 	run->started = time(NULL);
+	tp->started_ns = clock_now_ns();
 	run->planned_extents = plan.nr;
 	r = state_run_insert(ts->st, pool_state_id(p), run);
 	if (r < 0) {
@@ -340,8 +359,8 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 		tiering_run_end(tp, TIERING_FAILED, err);
 		return r;
 	}
-	log_info("pool %s: tiering run %lld (%s, policy %s) started: %zu moves", pool_name(p),
-		 (long long)run->id, tiering_trigger_name(trigger), pol.name, tp->nr_moves);
+	log_run_info(pool_name(p), run->id, "tiering run %lld (%s, policy %s) started: %zu moves",
+		     (long long)run->id, tiering_trigger_name(trigger), pol.name, tp->nr_moves);
 	*run_out = *run;
 	return 0;
 }
@@ -357,7 +376,7 @@ void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 	if (!tp->cfg.paused && pool_is_active(tp->p))
 		r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
 	if (r < 0 && r != -EALREADY)
-		log_warn("pool %s: scheduled tiering run not started: %s", pool_name(tp->p), err);
+		log_pool_warn(pool_name(tp->p), "scheduled tiering run not started: %s", err);
 	/* time() may read a second before the timer's own clock did. */
 	if (tp->last_start < due)
 		tp->last_start = due;

@@ -37,6 +37,7 @@ struct tiering_pool {
 	/* The run in progress. */
 	int running;
 	struct state_run run;
+	uint64_t started_ns; /* the run's start on the monotonic clock, for its rate */
 	struct job_move_req *moves;
 	size_t nr_moves;
 	tiering_notify_fn notify;

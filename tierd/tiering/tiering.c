@@ -131,8 +131,8 @@ static void tiering_catch_up_cb(struct ev_loop *loop, ev_prepare *w, int revents
 		what = "runs are paused";
 	else if (!pool_is_active(tp->p))
 		what = "the pool is inactive";
-	log_info("pool %s: the clock was stepped over the run due at %s; %s", pool_name(tp->p), text,
-		 what);
+	log_pool_info(pool_name(tp->p), "the clock was stepped over the run due at %s; %s", text,
+		      what);
 	tiering_scheduled_run(tp, due);
 }
 
@@ -172,17 +172,17 @@ struct tiering_pool *tiering_get(struct tierings *ts, struct pool *p)
 	tp->ts = ts;
 	tp->p = p;
 	if (state_tiering_load(ts->st, pool_state_id(p), &tp->cfg) < 0)
-		log_warn("pool %s: cannot read its tiering settings (%s); using the defaults",
-			 pool_name(p), state_last_error(ts->st));
+		log_pool_warn(pool_name(p), "cannot read its tiering settings (%s); using the"
+			      " defaults", state_last_error(ts->st));
 	if (tiering_parse_cfg(&tp->cfg, &tp->sched, err, sizeof(err)) < 0) {
-		log_warn("pool %s: stored schedule '%s' is invalid (%s); tiering is manual",
-			 pool_name(p), tp->cfg.spec, err);
+		log_pool_warn(pool_name(p), "stored schedule '%s' is invalid (%s); tiering is"
+			      " manual", tp->cfg.spec, err);
 		snprintf(tp->cfg.spec, sizeof(tp->cfg.spec), "manual");
 		tp->cfg.window[0] = '\0';
 		schedule_parse("manual", &tp->sched, NULL, 0);
 	}
 	if (state_pins_load(ts->st, pool_state_id(p), &tp->pins, &tp->nr_pins) < 0)
-		log_warn("pool %s: cannot read its pins: %s", pool_name(p), state_last_error(ts->st));
+		log_pool_warn(pool_name(p), "cannot read its pins: %s", state_last_error(ts->st));
 	if (state_runs_list(ts->st, pool_state_id(p), 1, &runs, &nr) == 0) {
 		if (nr)
 			tp->last_start = runs[0].started;
@@ -408,6 +408,6 @@ int tiering_pause(struct tierings *ts, struct pool *p, bool paused, char *err, s
 	}
 	if (tp->running)
 		job_pause(p, paused);
-	log_info("pool %s: tiering %s", pool_name(p), paused ? "paused" : "resumed");
+	log_pool_info(pool_name(p), "tiering %s", paused ? "paused" : "resumed");
 	return 0;
 }

@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "log.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
 
 static int max_priority = LOG_INFO;
+/* -1 not known yet, 0 plain stderr, 1 the journal (stderr is its stream). */
+static int to_journal = -1;
 
 void log_set_max_priority(int priority)
 {
@@ -17,24 +25,76 @@ bool log_enabled(int priority)
 	return priority <= max_priority;
 }
 
-void log_msg(int priority, const char *fmt, ...)
+/*
+ * JOURNAL_STREAM names the stream systemd connected; stderr is that stream
+ * only when device and inode match (sd_journal_stream_fd(3)): a child whose
+ * stderr was redirected inherits the variable but not the stream.
+ */
+static bool stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+/* One field per iovec, as sd_journal_sendv(3) takes them; 0 when it took them. */
+static int journal_send(int priority, const struct log_origin *o, const char *text)
+{
+	char msg[2100], prio[16], file[300], line[32], func[200], pool[200], run[48];
+	struct iovec iov[8];
+	int n = 0;
+
+#define FIELD(buf, ...)                                                          \
+	do {                                                                     \
+		snprintf(buf, sizeof(buf), __VA_ARGS__);                        \
+		iov[n++] = (struct iovec){ .iov_base = buf, .iov_len = strlen(buf) }; \
+	} while (0)
+	FIELD(msg, "MESSAGE=%s", text);
+	FIELD(prio, "PRIORITY=%d", priority);
+	FIELD(file, "CODE_FILE=%s", o->file);
+	FIELD(line, "CODE_LINE=%d", o->line);
+	FIELD(func, "CODE_FUNC=%s", o->func);
+	iov[n++] = (struct iovec){ .iov_base = "SYSLOG_IDENTIFIER=tierd",
+				   .iov_len = sizeof("SYSLOG_IDENTIFIER=tierd") - 1 };
+	if (o->pool)
+		FIELD(pool, "TIERD_POOL=%s", o->pool);
+	if (o->run > 0)
+		FIELD(run, "TIERD_RUN=%" PRId64, o->run);
+#undef FIELD
+	return sd_journal_sendv(iov, n);
+}
+
+void log_write(int priority, const struct log_origin *o, const char *fmt, ...)
 {
 	static const char *const label[] = {
 		[LOG_EMERG] = "emergency", [LOG_ALERT] = "alert", [LOG_CRIT] = "critical",
 		[LOG_ERR] = "error",       [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
 		[LOG_INFO] = "info",       [LOG_DEBUG] = "debug",
 	};
-	char line[2048];
+	char text[2048];
+	size_t n = 0;
 	va_list ap;
 
 	if (!log_enabled(priority))
 		return;
+	if (o->name_pool && o->pool) {
+		snprintf(text, sizeof(text), "pool %s: ", o->pool);
+		n = strlen(text);
+	}
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(text + n, sizeof(text) - n, fmt, ap);
 	va_end(ap);
-	/* Under systemd the journal reads the priority from a "<N>" prefix. */
-	if (getenv("JOURNAL_STREAM"))
-		fprintf(stderr, "<%d>%s\n", priority, line);
-	else
-		fprintf(stderr, "tierd: %s: %s\n", label[priority & 7], line);
+	if (to_journal < 0)
+		to_journal = stderr_is_journal();
+	if (to_journal) {
+		if (journal_send(priority & 7, o, text) == 0)
+			return;
+		/* A journal that takes no datagram (gone, full) still reads the stream. */
+		fprintf(stderr, "<%d>%s\n", priority & 7, text);
+		return;
+	}
+	fprintf(stderr, "tierd: %s: %s\n", label[priority & 7], text);
 }

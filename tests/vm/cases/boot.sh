@@ -7,8 +7,10 @@
 # with udev running the volume has its /dev/mapper and /dev/disk/by-id links.
 # Boot 1 also moves extents both ways under the unit's hardening (offline:
 # tierd's io_uring copy with O_DIRECT; live: the kernel's) and checks the
-# data after each. The last boot has no SSD disk: the boot still finishes,
-# the pool says what it misses; the disk plugged in then (qemu device_add),
+# data after each; journalctl TIERD_POOL=tank and TIERD_RUN=ID find tierd's
+# lines, a run's summary with its bytes and rate, and no batch line without
+# --verbose. The last boot has no SSD disk: the boot still finishes, the pool
+# says what it misses; the disk plugged in then (qemu device_add),
 # the pool activates by itself and the file system mounts, data intact.
 # vm-init: systemd
 # vm-install: build
@@ -137,6 +139,28 @@ case "$TIERD_VM_BOOT" in
 	check_data "data after a live move back"
 	[ -z "$(journalctl -b -u tierd.service -g 'SIGSYS|Bad system call' -q)" ] ||
 		fail "tierd hit the system call filter"
+
+	step "the journal's fields: journalctl TIERD_POOL=tank, TIERD_RUN=ID"
+	tierctl_ok tier now tank --wait >/dev/null
+	run=$("$TIERCTL" runs tank --json | jq -r 'if type == "array" then .[0].id else .runs[0].id end')
+	journalctl --sync
+	journalctl --no-pager -b -q -o cat TIERD_POOL=tank >/tmp/pool.log
+	cat /tmp/pool.log
+	grep -q "^pool tank: SSD $ssd attached" /tmp/pool.log || fail "no attach line under TIERD_POOL=tank"
+	grep -q "^pool tank: tiering run $run " /tmp/pool.log || fail "no line of run $run under TIERD_POOL=tank"
+	journalctl --no-pager -b -q TIERD_POOL=nosuch | grep . && fail "lines under TIERD_POOL=nosuch"
+	# One summary per run: what moved, the bytes, the time and the rate.
+	summary=$(journalctl --no-pager -b -q -o cat TIERD_POOL=tank TIERD_RUN="$run" -p info |
+		grep "^pool tank: tiering run $run (on-demand) [a-z]*: ")
+	echo "$summary"
+	grep -qE "; [0-9.]+ [KMGT]?i?B in [0-9.]+ s, [0-9.]+ [KMGT]?i?B/s" <<<"$summary" ||
+		fail "run $run's summary lacks bytes, duration and rate: $summary"
+	fields=$(journalctl --no-pager -b -q -o json TIERD_POOL=tank TIERD_RUN="$run" | tail -n 1 |
+		jq -r '[.PRIORITY, .SYSLOG_IDENTIFIER, (.CODE_FILE | test("runs\\.c$")), (.CODE_LINE | length > 0), .CODE_FUNC, ._SYSTEMD_UNIT] | map(tostring) | join(" ")')
+	assert_eq "the summary's fields" "6 tierd true true tiering_run_summary tierd.service" "$fields"
+	# The moves above ran in batches: at debug, not in the journal without --verbose.
+	journalctl --no-pager -b -q -u tierd.service | grep "batch of" && fail "batch lines without --verbose"
+	echo "ok: journalctl TIERD_POOL=tank has $(wc -l </tmp/pool.log) lines, run $run's among them"
 	check_running
 	systemd-analyze security tierd.service --no-pager | tail -n 1
 	;;

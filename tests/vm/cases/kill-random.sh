@@ -30,7 +30,8 @@ E=$((4 << 20))
 S=$((E / 512))
 vol=/dev/mapper/tank
 J=/tmp/journal
-tierd_start
+# --verbose: the batches are logged at debug, and each says what it committed.
+tierd_start --verbose
 tierctl_ok pool create tank --hdd "$hdd" --extent-size 4M
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow
 # Runs go at full speed under the writer's load.
@@ -85,7 +86,7 @@ after_restart() {
 tierd_restart() {
 	local i t
 	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" \
-		--policy-dir "$TIERD_SOURCE_DIR/policies" 2>>/tmp/tierd.log &
+		--policy-dir "$TIERD_SOURCE_DIR/policies" --verbose 2>>/tmp/tierd.log &
 	TIERD_PID=$!
 	for ((i = 1; i <= 600; i++)); do
 		"$TIERCTL" pool list >/dev/null 2>&1 && return 0
@@ -135,7 +136,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	else
 		where=between
 	fi
-	echo "killed in run $run: $where; $(grep -c "batch of" /tmp/tierd.log || true) batches committed"
+	echo "killed in run $run: $where; $(grep -c "extents: stall" /tmp/tierd.log || true) batches committed"
 	grep -o "batch of .* copied in [0-9.]* s" /tmp/tierd.log | sed 's/stall.*moved, //' || true
 	landed[$where]=$((${landed[$where]:-0} + 1))
 	# The writer goes on while tierd is dead (it waits while suspended).

@@ -14,7 +14,7 @@ E=$((1 << 20))
 # 20,000 extents of 1 MiB: a whole generation is 40 blocks per device.
 hdd=$(vm_loop_create 20G)
 ssd=$(vm_loop_create 2G)
-tierd_start
+tierd_start --verbose
 tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M >/dev/null
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow >/dev/null
 vol=/dev/mapper/tank
@@ -135,9 +135,9 @@ check_slots() {
 }
 # logged_kib FROM: the KiB each batch's commit wrote, for the batches logged
 # after the first FROM.
-batches() { grep -c "pool tank: batch of" /tmp/tierd.log || true; }
+batches() { grep -c "pool tank: batch of [0-9]* extents: stall" /tmp/tierd.log || true; }
 logged_kib() {
-	grep "pool tank: batch of" /tmp/tierd.log | tail -n +$(($1 + 1)) |
+	grep "pool tank: batch of [0-9]* extents: stall" /tmp/tierd.log | tail -n +$(($1 + 1)) |
 		sed -n 's/.*, \([0-9]*\) KiB written).*/\1/p'
 }
 # A whole generation to both devices: the record (a 256-byte head, 8 bytes
@@ -179,7 +179,7 @@ check_data "after four moves"
 
 step "after a restart, which knows nothing of what the slots hold"
 tierd_stop TERM
-tierd_start
+tierd_start --verbose
 check_slots "after the restart"
 # The first commit to each slot after a start writes it whole.
 move_full 15000 8 --tier ssd
@@ -195,7 +195,7 @@ table_map >/tmp/before-import
 tierd_stop TERM
 dmsetup remove tank
 rm -rf "$TIERD_STATE"
-tierd_start
+tierd_start --verbose
 tierctl_ok pool import "$hdd" "$ssd" >/dev/null
 table_map >/tmp/after-import
 cmp -s /tmp/before-import /tmp/after-import ||

@@ -31,7 +31,7 @@ extent_dev() {
 # LAST_ON_SSD to how many extents of the first move's range sit on the SSD.
 check_after_boot() {
 	local le on_ssd=0 bad
-	tierd_start
+	tierd_start --verbose
 	cat /tmp/tierd.log >&2
 	assert_eq "pool state after the power cut" active "$(pool_field tank .state)"
 	bad=$(grep -E "inconsistent|not activating|cannot" /tmp/tierd.log || true)
@@ -57,7 +57,7 @@ check_after_boot() {
 cut_at_fault() {
 	local first=$1
 	tierd_stop TERM
-	TIERD_FAULT=$2 tierd_start
+	TIERD_FAULT=$2 tierd_start --verbose
 	"$TIERCTL" extent move tank "$first" 16 --tier ssd && fail "the move survived $2"
 	for i in $(seq 100); do
 		kill -0 "$TIERD_PID" 2>/dev/null || break
@@ -79,7 +79,7 @@ expect_moved() {
 
 case "$TIERD_VM_BOOT" in
 1)
-	tierd_start
+	tierd_start --verbose
 	tierctl_ok pool create tank --hdd $hdd --extent-size 4M
 	tierctl_ok tier attach tank --ssd $ssd --no-grow
 	size=$(blockdev --getsize64 $vol)
@@ -101,7 +101,7 @@ case "$TIERD_VM_BOOT" in
 	# Past the first commit, in the copy of a later batch.
 	# Polled with as few programs as possible: each costs tens of ms here.
 	while kill -0 $mover 2>/dev/null; do
-		if [[ $(</tmp/tierd.log) == *"batch of"* && $(dmsetup table tank) == *mirror* ]]; then
+		if [[ $(</tmp/tierd.log) == *"extents: stall"* && $(dmsetup table tank) == *mirror* ]]; then
 			echo b >/proc/sysrq-trigger
 			sleep 30
 		fi

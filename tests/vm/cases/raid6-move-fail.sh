@@ -41,7 +41,7 @@ E=$((4 << 20))
 # first, then pinned to the HDD.
 A=0 B=20 N=20
 vol=/dev/mapper/tank
-tierd_start
+tierd_start --verbose
 trap 'rc=$?; [ $rc = 0 ] || { tail -n 40 /tmp/tierd.log; dmsetup table; cat /proc/mdstat; } >&2' EXIT
 tierctl_ok pool create tank --hdd $hdd --extent-size 4M
 tierctl_ok tier attach tank --ssd $ssd --no-grow
@@ -156,7 +156,7 @@ check "after the run"
 step "restart tierd on the degraded array"
 tierd_stop TERM
 : >/tmp/tierd.log
-tierd_start
+tierd_start --verbose
 assert_eq "pool state after a restart" active "$(pool_field tank .state)"
 bad=$(grep -E "inconsistent|not activating|cannot|rolled back" /tmp/tierd.log || true)
 [ -z "$bad" ] || fail "tierd complained at activation: $bad"

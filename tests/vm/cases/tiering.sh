@@ -15,7 +15,7 @@ hdd=$(vm_loop_create 160M)
 ssd=$(vm_loop_create 48M)
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
 E=$((4 << 20))
-tierd_start --sample-interval 1 --flush-interval 2 --verify-moves
+tierd_start --sample-interval 1 --flush-interval 2 --verify-moves --verbose
 tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd"
 vol=/dev/mapper/tank
 size=$(blockdev --getsize64 $vol)
@@ -137,7 +137,7 @@ assert_eq "hot extent 3 pinned to the HDD" "$hdd_mm" "$(extent_dev 3)"
 assert_eq "cold extent 8 pinned to the SSD" "$ssd_mm" "$(extent_dev 8)"
 check "after the pinned run"
 tierd_stop TERM
-tierd_start --sample-interval 1 --flush-interval 2 --verify-moves
+tierd_start --sample-interval 1 --flush-interval 2 --verify-moves --verbose
 assert_eq "pins after a restart" "3:hdd 8:ssd" \
 	"$(pool_field tank '.pins[] | "\(.first_extent):\(.tier)"' | xargs)"
 tierctl_ok unpin tank 0 $((16 * E))
