@@ -14,6 +14,7 @@
 #include "runscmd.h"
 #include "schedulecmd.h"
 #include "statscmd.h"
+#include "advisecmd.h"
 #include "array.h"
 
 #include <errno.h>
@@ -116,6 +117,7 @@ static const struct cli_command main_commands[] = {
 	PINCMD_UNPIN_COMMAND,
 	RUNSCMD_COMMAND,
 	STATSCMD_COMMAND,
+	ADVISECMD_COMMAND,
 	{ 0 },
 };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "member.h"
+#include "plot.h"
 #include "size.h"
 #include "statscmd.h"
 #include "table.h"
@@ -26,7 +27,6 @@
 /* --plot without --history: a day shows the daily rhythm that tiering follows. */
 #define STATSCMD_PLOT_HISTORY_DEFAULT 86400
 
-extern char **environ;
 
 struct statscmd_options {
 	const char *window, *history, *step, *plot;
@@ -48,16 +48,13 @@ static int statscmd_duration(const char *who, const char *option, const char *te
 
 static int statscmd_check(const char *who, struct statscmd_options *o)
 {
-	const char *dot;
 	int r = CLI_PROCEED;
 
 	if (o->step && !o->history && !o->plot)
 		return cli_usage(who, "--step goes with --history or --plot");
 	if (o->plot) {
-		dot = strrchr(o->plot, '.');
-		if (dot && !strcasecmp(dot, ".svg"))
-			o->svg = true;
-		else if (!dot || strcasecmp(dot, ".png"))
+		o->svg = plot_format(o->plot) == PLOT_SVG;
+		if (plot_format(o->plot) < 0)
 			return cli_usage(who, "--plot needs a FILE ending in .svg or .png, not '%s'",
 					 o->plot);
 	}
@@ -332,10 +329,7 @@ static int statscmd_plot_script(FILE *f, const char *name, bool svg, struct json
 	/* A single point of no length still needs an axis gnuplot can draw. */
 	if (last <= first)
 		last = first + 60;
-	if (svg)
-		fprintf(f, "set terminal svg size 1000,700 dynamic font 'sans,10' background rgb 'white'\n");
-	else
-		fprintf(f, "set terminal pngcairo size 1000,700 font 'sans,10'\n");
+	fputs(plot_terminal(svg ? PLOT_SVG : PLOT_PNG), f);
 	/* No file name: the output is gnuplot's stdout, which is FILE already. */
 	fprintf(f,
 		"set output\n"
@@ -366,87 +360,29 @@ static int statscmd_plot_script(FILE *f, const char *name, bool svg, struct json
 	return ferror(f) ? -EIO : 0;
 }
 
-/* Run gnuplot on the script, its output going to FILE; returns 0 or CLI_EXIT_FAILURE. */
+struct statscmd_plot_ctx {
+	const char *name;
+	bool svg;
+	struct json_object *history;
+};
+
+static int statscmd_plot_write(FILE *f, void *ctx)
+{
+	const struct statscmd_plot_ctx *c = ctx;
+
+	return statscmd_plot_script(f, c->name, c->svg, c->history);
+}
+
+/* Draw history into file; returns 0 or CLI_EXIT_FAILURE. */
 static int statscmd_plot(const char *file, bool svg, const char *name, struct json_object *history)
 {
-	posix_spawn_file_actions_t actions;
-	char *argv[] = { (char *)"gnuplot", NULL };
-	struct sigaction ignore = { .sa_handler = SIG_IGN }, old;
-	int pipefd[2] = { -1, -1 }, out = -1, status, r;
-	FILE *f = NULL;
-	pid_t pid;
+	struct statscmd_plot_ctx c = { name, svg, history };
 
 	if (!json_object_is_type(history, json_type_array))
 		return cli_output_done(-EINVAL);
 	if (!json_object_array_length(history))
 		return cli_fail("pool %s has no history to plot yet", name);
-	out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
-	if (out < 0)
-		return cli_fail("%s: %s", file, strerror(errno));
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		r = cli_fail("%s", strerror(errno));
-		goto out;
-	}
-	r = posix_spawn_file_actions_init(&actions);
-	if (r) {
-		r = cli_fail("%s", strerror(r));
-		goto out;
-	}
-	/* dup2 clears close-on-exec on the copies, and only on them. */
-	posix_spawn_file_actions_adddup2(&actions, pipefd[0], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
-	r = posix_spawnp(&pid, "gnuplot", &actions, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&actions);
-	if (r == ENOENT) {
-		r = cli_fail("cannot draw %s: gnuplot is not installed (install gnuplot-nox)", file);
-		goto out;
-	}
-	if (r) {
-		r = cli_fail("cannot run gnuplot: %s", strerror(r));
-		goto out;
-	}
-	close(pipefd[0]);
-	pipefd[0] = -1;
-
-	/* gnuplot quitting early must show as its exit status, not kill us by SIGPIPE. */
-	sigaction(SIGPIPE, &ignore, &old);
-	f = fdopen(pipefd[1], "w");
-	if (f) {
-		pipefd[1] = -1;
-		r = statscmd_plot_script(f, name, svg, history);
-		if (fclose(f) && !r)
-			r = -EIO;
-	} else {
-		r = -errno;
-	}
-	sigaction(SIGPIPE, &old, NULL);
-	if (pipefd[1] >= 0) {
-		close(pipefd[1]);
-		pipefd[1] = -1;
-	}
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	if (r == -EINVAL)
-		r = cli_output_done(r);
-	else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))
-		r = cli_fail("gnuplot failed to draw %s (its message is above)", file);
-	else if (r < 0)
-		r = cli_fail("cannot write to gnuplot: %s", strerror(-r));
-out:
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (close(out) < 0 && !r)
-		r = cli_fail("%s: %s", file, strerror(errno));
-	/* Half a picture is worse than none: it would pass for the whole. */
-	if (r)
-		unlink(file);
-	return r;
+	return plot_draw(file, statscmd_plot_write, &c);
 }
 
 int statscmd_run(struct cli *cli, const struct cli_command *cmd, int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adviceview.h"
 #include "array.h"
 #include "config.h"
 #include "job.h"
@@ -790,6 +791,54 @@ static void pool_stats_method(struct control_conn *conn, struct methods_ctx *m,
 	tiering_stats_report_destroy(&stats);
 }
 
+/* The what-if curve of SSD sizes (docs/heat.md, "How big an SSD"); reads only. */
+static void pool_advise_method(struct control_conn *conn, struct methods_ctx *m,
+			       json_object *params)
+{
+	const char *name = NULL;
+	uint64_t window = 3600, sizes[TIERING_ADVICE_POINTS];
+	json_object *list = NULL, *o;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "window_seconds", RPC_UINT64, false, &window },
+		{ "ssd_sizes_bytes", RPC_UINT64_ARRAY, false, &list },
+	};
+	struct tiering_advice_report adv;
+	char err[POOL_ERR_MAX];
+	size_t nr = 0;
+	struct pool *p;
+	int r;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	if (window > 366 * 86400u) {
+		control_reply_error(conn, EINVAL, "the window is at most 366 days");
+		return;
+	}
+	if (list) {
+		nr = json_object_array_length(list);
+		if (nr > TIERING_ADVICE_POINTS) {
+			control_reply_error(conn, EINVAL, "at most %d SSD sizes", TIERING_ADVICE_POINTS);
+			return;
+		}
+		for (size_t i = 0; i < nr; i++)
+			sizes[i] = json_object_get_uint64(json_object_array_get_idx(list, i));
+	}
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	r = tiering_report_advice(m->tierings, p, (uint32_t)window, sizes, nr, &adv, err,
+				  sizeof(err));
+	if (r < 0) {
+		control_reply_error(conn, -r, "%s", err);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "advice", adviceview_json(name, &adv));
+	tiering_advice_report_destroy(&adv);
+	control_reply(conn, rpc_reply_ok(o));
+}
+
 static const struct method methods[] = {
 	{ "daemon.version", 0, daemon_version },
 	{ "pool.create", 1, pool_create_method },
@@ -815,6 +864,7 @@ static const struct method methods[] = {
 	{ "tier.resume", 1, tier_resume_method },
 	{ "runs.list", 0, runs_list_method },
 	{ "pool.stats", 0, pool_stats_method },
+	{ "pool.advise", 0, pool_advise_method },
 };
 
 /* What a client (or a test checking every mutating method) can call. */

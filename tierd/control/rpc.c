@@ -124,6 +124,8 @@ static const char *rpc_type_name(enum rpc_type type)
 		return "an array of strings";
 	case RPC_RANGES:
 		return "an array of [offset, length] pairs of non-negative integers";
+	case RPC_UINT64_ARRAY:
+		return "an array of non-negative integers";
 	}
 	return "?";
 }
@@ -183,6 +185,14 @@ static int rpc_param_take(const struct rpc_param *p, json_object *v)
 			return -EINVAL;
 		for (size_t i = 0; i < json_object_array_length(v); i++)
 			if (!rpc_is_range(json_object_array_get_idx(v, i)))
+				return -EINVAL;
+		*(json_object **)p->out = v;
+		return 0;
+	case RPC_UINT64_ARRAY:
+		if (!json_object_is_type(v, json_type_array))
+			return -EINVAL;
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!rpc_is_uint64(json_object_array_get_idx(v, i)))
 				return -EINVAL;
 		*(json_object **)p->out = v;
 		return 0;

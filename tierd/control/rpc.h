@@ -33,6 +33,7 @@ enum rpc_type {
 	RPC_UINT64,       /* out: uint64_t * */
 	RPC_STRING_ARRAY, /* out: json_object ** (an array of strings, owned by params) */
 	RPC_RANGES,       /* out: json_object ** (an array of [offset, length] pairs of uint64) */
+	RPC_UINT64_ARRAY, /* out: json_object ** (an array of uint64, owned by params) */
 };
 
 struct rpc_param {

@@ -154,7 +154,6 @@ int pool_check_new_device(struct pools *ps, const char *path, bool wipe_signatur
 int pool_same_device(const char *a, const char *b);
 int pool_layout_new_device(struct pool_new_dev *nd, uint64_t extent_size, uint32_t max_logical,
 			   char *err, size_t err_len);
-uint32_t pool_reserve_for(uint32_t nr_pe);
 void pool_fill_dev(struct metadata_dev *d, const struct pool_new_dev *nd, enum metadata_tier tier);
 int pool_random_uuid(uint8_t uuid[16]);
 int pool_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t count);

@@ -205,6 +205,8 @@ bool pool_is_active(const struct pool *p);
  */
 int pool_planner_input(const struct pool *p, struct planner_extent **ext, uint32_t *ssd_capacity,
 		       uint32_t *ssd_free, uint32_t *hdd_free);
+/* The swap reserve of an SSD device of nr_pe extents: free extents promotions leave alone. */
+uint32_t pool_reserve_for(uint32_t nr_pe);
 /* I/O counted per tier since the last store to the state ([METADATA_TIER_*]). */
 void pool_io_pending(const struct pool *p, struct state_tier_io io[2]);
 

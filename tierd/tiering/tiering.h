@@ -209,4 +209,38 @@ int tiering_report_stats(struct tierings *ts, struct pool *p, uint32_t window_s,
 			 char *err, size_t err_len);
 void tiering_stats_report_destroy(struct tiering_stats_report *r);
 
+/* docs/heat.md, "How big an SSD": the what-if curve of pool.advise. */
+struct tiering_advice_point {
+	uint64_t ssd_size;   /* bytes of SSD device, whole extents */
+	double ssd_io_share; /* predicted share of the I/O it serves, 0..1 */
+	bool current;        /* the pool's SSD tier as it is */
+};
+
+struct tiering_advice_report {
+	char policy[POLICY_NAME_MAX];
+	bool heat_on;
+	uint64_t extent_size;
+	uint64_t ssd_size;                /* the pool's SSD tier, 0 without one */
+	uint64_t all_hot_size;            /* the smallest SSD holding every extent it would take */
+	double all_hot_share;             /* its share: the most any SSD size reaches */
+	uint64_t promote_bytes, demote_bytes; /* what a run would move now, toward the current point */
+	uint32_t window_seconds;
+	struct state_tier_io io[2];       /* [METADATA_TIER_*] served in the window, as pool.stats */
+	struct tiering_advice_point *points; /* by size, the current size among them */
+	size_t nr_points;
+};
+
+/*
+ * The share of I/O an SSD tier of each of sizes[0..nr_sizes) (bytes,
+ * rounded down to extents) would serve, plus the pool's own SSD size;
+ * without sizes, a curve from 0 past the size that holds every hot extent.
+ * Errors with err set: -EINVAL (a window under 60 s, more than
+ * TIERING_ADVICE_POINTS sizes), those of the policy, the state, -ENOMEM.
+ */
+#define TIERING_ADVICE_POINTS 64
+int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s,
+			  const uint64_t *sizes, size_t nr_sizes, struct tiering_advice_report *out,
+			  char *err, size_t err_len);
+void tiering_advice_report_destroy(struct tiering_advice_report *r);
+
 #endif

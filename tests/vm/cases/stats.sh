@@ -3,7 +3,8 @@
 # tierctl stats: the extents each tier uses match what `dmsetup table` maps,
 # and the share of I/O served by the SSD follows a workload that touches only
 # SSD-mapped extents (above 0.8), then only HDD-mapped ones (below 0.2); the
-# history and the plot cover moves too.
+# history and the plot cover moves too. advise predicts the SSD share of a
+# skewed workload before tiering, within 5 points of what it serves after.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 128M)
@@ -71,5 +72,43 @@ if command -v gnuplot >/dev/null; then
 else
 	fail "gnuplot is missing (scripts/install-deps installs gnuplot-nox)"
 fi
+step "advise: the prediction for the pool's own SSD is what tiering then serves"
+# A pool of its own, so that its heat is this workload's alone: twelve
+# extents, the k-th read 100 k times, more than its small SSD holds.
+hdd2=$(vm_loop_create 128M)
+ssd2=$(vm_loop_create 40M)
+tierctl_ok pool create tank2 --hdd "$hdd2"
+tierctl_ok tier attach tank2 --ssd "$ssd2" --no-grow
+skewed() {
+	local jobs=() k
+	for k in $(seq 1 12); do
+		jobs+=(--name=e$k --offset=$((k * E)) --size=$E --number_ios=$((100 * k)))
+	done
+	fio --filename=/dev/mapper/tank2 --direct=1 --rw=randread --bs=4k --randrepeat=0 \
+		--output=/dev/null "${jobs[@]}"
+}
+skewed
+sleep 3
+"$TIERCTL" advise tank2
+advice() { "$TIERCTL" advise tank2 --json | jq -r "$1"; }
+predicted=$(advice '.advice.points[] | select(.current) | .ssd_io_share')
+echo "predicted SSD share $predicted"
+awk -v p="$predicted" 'BEGIN { exit !(p > 0.3 && p < 0.95) }' ||
+	fail "prediction $predicted: the workload should overflow the SSD, not fill it or miss it"
+assert_eq "a run would promote" "$(advice .advice.promote_bytes)" \
+	"$("$TIERCTL" tier now tank2 --dry-run --json | jq .plan.promote_bytes)"
+"$TIERCTL" advise tank2 --ssd-size 0,1G --json | jq -e '.advice.points | length == 3 and
+	.[0].ssd_io_share == 0 and .[1].current and .[2].ssd_io_share > 0.99' >/dev/null ||
+	fail "advise --ssd-size 0,1G: $("$TIERCTL" advise tank2 --ssd-size 0,1G --json)"
+tierctl_ok advise tank2 --plot /tmp/advise.svg
+grep -q "<svg" /tmp/advise.svg || fail "the advise plot is not an SVG"
+tierctl_ok tier now tank2 --wait
+next_minute
+skewed
+sleep 3
+measured=$("$TIERCTL" stats tank2 --json --window 1m | jq -r .io.ssd_io_fraction)
+echo "measured SSD share $measured, predicted $predicted"
+awk -v p="$predicted" -v m="$measured" 'BEGIN { d = p - m; exit !(m != "null" && d <= 0.05 && d >= -0.05) }' ||
+	fail "the SSD served $measured of the I/O after tiering, predicted $predicted"
 tierd_stop TERM
 echo "stats: ok"

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* advisor: the what-if curve on canned heat, and against what the planner reaches. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "advisor.h"
+#include "check.h"
+#include "planner.h"
+#include "policy.h"
+
+#define NEAR(a, b) CHECK(fabs((a) - (b)) < 1e-9)
+
+static struct planner_extent *extents(uint32_t nr)
+{
+	struct planner_extent *e = calloc(nr, sizeof(*e));
+
+	CHECK(e != NULL);
+	for (uint32_t i = 0; i < nr; i++)
+		e[i].tier = PLANNER_HDD;
+	return e;
+}
+
+/* Heat 10, 20, ..., 100 in scattered order; auto's headroom and min_heat. */
+static void test_curve(void)
+{
+	static const float heat[10] = { 30, 100, 10, 50, 90, 20, 70, 40, 80, 60 };
+	struct planner_extent *e = extents(12);
+	struct policy pol;
+	struct advisor a;
+
+	policy_default(&pol);
+	pol.ssd_headroom = 0;
+	for (int i = 0; i < 10; i++)
+		e[i].heat = heat[i];
+	e[10].heat = 0.5f; /* below min_heat 1: never promoted, still I/O */
+	e[11].tier = PLANNER_NONE;
+	e[11].heat = 1000; /* unmapped: not part of the volume's I/O */
+	CHECK_OK(advisor_init(&a, e, 12, &pol));
+	NEAR(a.total_heat, 550.5);
+	CHECK_UINT(a.nr_candidates, 10);
+	NEAR(advisor_share(&a, 0), 0);
+	NEAR(advisor_share(&a, 1), 100 / 550.5);
+	NEAR(advisor_share(&a, 3), 270 / 550.5);
+	NEAR(advisor_share(&a, 10), 550 / 550.5);
+	NEAR(advisor_share(&a, 1000), 550 / 550.5);
+	CHECK_UINT(advisor_capacity_for_all(&a), 10);
+	advisor_destroy(&a);
+
+	/* A 10% headroom rounded down, as the planner does: 10 extents hold 9. */
+	pol.ssd_headroom = 0.1;
+	CHECK_OK(advisor_init(&a, e, 12, &pol));
+	CHECK_UINT(advisor_slots(&a, 10), 9);
+	CHECK_UINT(advisor_slots(&a, 9), 9);
+	NEAR(advisor_share(&a, 10), 540 / 550.5);
+	CHECK_UINT(advisor_slots(&a, 11), 10);
+	CHECK_UINT(advisor_capacity_for_all(&a), 11);
+	advisor_destroy(&a);
+	free(e);
+}
+
+/* Pins to the SSD go first, even cold; pins to the HDD never count; "none" promotes pins only. */
+static void test_pins(void)
+{
+	struct planner_extent *e = extents(4);
+	struct policy pol;
+	struct advisor a;
+
+	policy_default(&pol);
+	pol.ssd_headroom = 0;
+	e[0].heat = 100;
+	e[0].pin = PLANNER_HDD;
+	e[1].heat = 50;
+	e[2].heat = 0;
+	e[2].pin = PLANNER_SSD;
+	e[3].heat = 25;
+	e[3].pin = PLANNER_SSD;
+	CHECK_OK(advisor_init(&a, e, 4, &pol));
+	NEAR(advisor_share(&a, 1), 25 / 175.0);
+	NEAR(advisor_share(&a, 2), 25 / 175.0);
+	NEAR(advisor_share(&a, 3), 75 / 175.0);
+	NEAR(advisor_share(&a, 4), 75 / 175.0);
+	CHECK_UINT(advisor_capacity_for_all(&a), 3);
+	advisor_destroy(&a);
+
+	pol.promote = POLICY_PROMOTE_NONE;
+	pol.demote = POLICY_DEMOTE_ALL;
+	pol.ssd_headroom = 0.5;
+	CHECK_OK(advisor_init(&a, e, 4, &pol));
+	NEAR(advisor_share(&a, 4), 25 / 175.0);
+	CHECK_UINT(advisor_capacity_for_all(&a), 2);
+	advisor_destroy(&a);
+	free(e);
+}
+
+static void test_empty_and_invalid(void)
+{
+	struct planner_extent *e = extents(2);
+	struct policy pol;
+	struct advisor a;
+
+	policy_default(&pol);
+	CHECK_OK(advisor_init(&a, NULL, 0, &pol));
+	NEAR(advisor_share(&a, 100), 0);
+	CHECK_UINT(advisor_capacity_for_all(&a), 0);
+	advisor_destroy(&a);
+	advisor_destroy(&a);
+	advisor_destroy(NULL);
+	CHECK_OK(advisor_init(&a, e, 2, &pol)); /* no heat at all */
+	NEAR(advisor_share(&a, 2), 0);
+	advisor_destroy(&a);
+	e[1].heat = -1;
+	CHECK_INT(advisor_init(&a, e, 2, &pol), -EINVAL);
+	e[1].heat = NAN;
+	CHECK_INT(advisor_init(&a, e, 2, &pol), -EINVAL);
+	e[1].heat = 1;
+	e[1].tier = 7;
+	CHECK_INT(advisor_init(&a, e, 2, &pol), -EINVAL);
+	e[1].tier = PLANNER_HDD;
+	CHECK_INT(advisor_init(&a, NULL, 2, &pol), -EINVAL);
+	pol.ssd_headroom = 0.9;
+	CHECK_INT(advisor_init(&a, e, 2, &pol), -EINVAL);
+	free(e);
+}
+
+/*
+ * The prediction is what a run reaches: for random heat and SSD sizes, a
+ * plan from an all-HDD pool ends at the share the advisor gives that size.
+ */
+static void test_matches_planner(void)
+{
+	uint32_t nr = 500;
+	unsigned seed = 42;
+
+	for (int round = 0; round < 40; round++) {
+		struct planner_extent *e = extents(nr);
+		uint32_t capacity = (uint32_t)(rand_r(&seed) % 300);
+		struct planner_input in = { 0 };
+		struct policy pol;
+		struct advisor a;
+		struct plan plan;
+
+		policy_default(&pol);
+		if (round % 2)
+			pol.promote = POLICY_PROMOTE_ALL;
+		for (uint32_t i = 0; i < nr; i++) {
+			/* A few hot extents, many lukewarm, some cold, some under min_heat. */
+			uint32_t r = (uint32_t)rand_r(&seed) % 100;
+
+			e[i].heat = r < 5 ? 1000.0f + (float)r : r < 50 ? (float)r : r < 60 ? 0.5f : 0;
+			if (r == 99 && round % 4 == 0)
+				e[i].pin = rand_r(&seed) % 2 ? PLANNER_SSD : PLANNER_HDD;
+		}
+		in = (struct planner_input){
+			.ext = e, .nr = nr, .ssd_capacity = capacity, .ssd_free = capacity,
+			.hdd_free = 0, .extent_bytes = 1, .now = 1700000000u, .policy = &pol,
+		};
+		CHECK_OK(planner_plan(&in, &plan));
+		CHECK_OK(advisor_init(&a, e, nr, &pol));
+		CHECK(fabs(advisor_share(&a, capacity) - plan.ssd_share_after) < 1e-6);
+		plan_destroy(&plan);
+		advisor_destroy(&a);
+		free(e);
+	}
+}
+
+int main(void)
+{
+	test_curve();
+	test_pins();
+	test_empty_and_invalid();
+	test_matches_planner();
+	return 0;
+}
