@@ -57,7 +57,8 @@ static int main_version(struct cli *cli, const struct cli_command *cmd, int argc
 		r = params ? client_call(client, cmd->method, params, NULL, NULL, &result, &error) :
 			     -ENOMEM;
 	}
-	if (r < 0)
+	/* Under --json "daemon": null says it, and stdout is the whole answer. */
+	if (r < 0 && !cli->json)
 		fprintf(stderr, "tierctl: tierd's version is unknown: %s\n",
 			error.message ? error.message : strerror(-r));
 
@@ -104,7 +105,8 @@ static const struct cli_command main_commands[] = {
 		.description =
 			"Show tierctl's version and protocol and, if tierd can be reached, the\n"
 			"daemon's.  When it cannot, its row shows '-', the reason goes to\n"
-			"standard error and the exit status is still 0.\n",
+			"standard error and the exit status is still 0; --json gives\n"
+			"{\"tierctl\": {...}, \"daemon\": null}.\n",
 		.examples =
 			"  tierctl version\n"
 			"  tierctl version --json\n",
