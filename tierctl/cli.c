@@ -198,8 +198,10 @@ int cli_confirm(bool yes, const char *what, ...)
 	n = getline(&answer, &size, stdin);
 	if (n > 0 && answer[n - 1] == '\n')
 		answer[--n] = '\0';
-	r = n >= 0 && !strcmp(answer, "yes") ? CLI_PROCEED :
-					       cli_fail_code("ECANCELED", "not confirmed; nothing changed");
+	if (n >= 0 && !strcmp(answer, "yes"))
+		r = CLI_PROCEED;
+	else
+		r = cli_fail_code("ECANCELED", "not confirmed; nothing changed");
 out:
 	free(answer);
 	free(question);

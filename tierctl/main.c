@@ -64,13 +64,15 @@ static int main_version(struct cli *cli, const struct cli_command *cmd, int argc
 
 	daemon = member_get(result, "daemon");
 	if (cli->json) {
-		/* {"tierctl": {...}, "daemon": {...} or null}: the daemon's as daemon.version has it. */
+		/* {"tierctl": {...}, "daemon": {...} or null}, the daemon's as daemon.version says. */
 		json = json_object_new_object();
 		self = json_object_new_object();
 		r = -ENOMEM;
 		if (json && self &&
-		    !json_object_object_add(self, "version", json_object_new_string(TIERD_VERSION)) &&
-		    !json_object_object_add(self, "protocol", json_object_new_int(CLIENT_PROTOCOL)) &&
+		    !json_object_object_add(self, "version",
+					    json_object_new_string(TIERD_VERSION)) &&
+		    !json_object_object_add(self, "protocol",
+					    json_object_new_int(CLIENT_PROTOCOL)) &&
 		    !json_object_object_add(json, "tierctl", json_object_get(self)) &&
 		    !json_object_object_add(json, "daemon", json_object_get(daemon)))
 			r = 0;

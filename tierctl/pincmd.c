@@ -197,7 +197,8 @@ static int pincmd_parse_size(const char *who, const char *what, const char *text
 	if (r == -ERANGE)
 		return cli_usage(who, "%s '%s' is too large", what, text);
 	if (r < 0)
-		return cli_usage(who, "%s '%s' is not a size such as 4096, 64M, 1.5G or 1T", what, text);
+		return cli_usage(who, "%s '%s' is not a size such as 4096, 64M, 1.5G or 1T", what,
+				 text);
 	return CLI_PROCEED;
 }
 

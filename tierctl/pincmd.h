@@ -17,7 +17,8 @@ cli_run_fn pincmd_run;
 			"or the HDD tier: tiering runs move the range's extents to that tier\n" \
 			"and leave them there, however hot or cold they get.  tierd pins whole\n" \
 			"extents, so the range is rounded out to extent boundaries.  OFFSET and\n" \
-			"LENGTH are bytes, with an optional K, M, G or T suffix (1024-based; 1.5G).\n" \
+			"LENGTH are bytes, with an optional K, M, G or T suffix (1024-based),\n" \
+			"decimals allowed (1.5G).\n"                                          \
 			"\n"                                                                 \
 			"With --file, pin the blocks that hold a file's data instead.  The file\n" \
 			"must be on a filesystem made directly on the volume (/dev/mapper/NAME),\n" \

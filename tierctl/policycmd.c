@@ -53,7 +53,8 @@ static int policycmd_print_list(FILE *out, struct json_object *policies)
 		uint64_t seconds;
 
 		table_add_members(t, p, 3);
-		table_add_string(t, policycmd_number(p, "ssd_headroom_share", 100.0, 0, "%", headroom));
+		table_add_string(t, policycmd_number(p, "ssd_headroom_share", 100.0, 0, "%",
+						     headroom));
 		table_add_string(t, policycmd_number(p, "hysteresis", 1.0, 1, "x", hysteresis));
 		table_add_string(t, member_uint(p, "min_residency_seconds", &seconds) < 0 ? NULL :
 				    timefmt_duration(seconds, residency, sizeof(residency)));
