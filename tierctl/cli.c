@@ -265,6 +265,7 @@ static int cli_set_table_format(struct cli *cli, const struct cli_command *cmd,
 	if (given && cli->json)
 		return cli_usage(cmd->name, "%s shapes tables; --json prints tierd's reply whole",
 				 given);
+	cli->table_option = given;
 	r = table_set_format(format);
 	if (r == -EINVAL)
 		return cli_usage(cmd->name, "--output takes column names apart by commas, not '%s'",

@@ -40,6 +40,8 @@ struct cli {
 	bool json;
 	/* Opened by the first call, closed by cli_done. */
 	struct client *client;
+	/* The first table option given (--output, --raw, ...), or NULL. */
+	const char *table_option;
 };
 
 struct cli_command;

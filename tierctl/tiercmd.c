@@ -302,6 +302,9 @@ static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc,
 				 " moves nothing");
 	if (limit_text && !dry_run)
 		return cli_usage(cmd->name, "--limit goes with --dry-run");
+	/* -o is checked against the tables printed: too late once a run has started. */
+	if (cli->table_option && !dry_run)
+		return cli_usage(cmd->name, "%s goes with --dry-run", cli->table_option);
 	if (limit_text) {
 		errno = 0;
 		limit = strtoull(limit_text, &end, 10);
@@ -478,6 +481,7 @@ static const struct cli_command tiercmd_commands[] = {
 			"  tierctl tier now tank --json | jq .run.id\n",
 		.run = tiercmd_now,
 		.method = "tier.now",
+		.tables = true,
 	},
 	{
 		.name = "tier pause",
