@@ -275,7 +275,7 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 	pins = member_get(pool, "pins");
 	if (!json_object_is_type(pins, json_type_array) || !json_object_array_length(pins))
 		return 0;
-	fputc('\n', out);
+	table_gap(out);
 	return tierview_print_pins(out, pins);
 }
 

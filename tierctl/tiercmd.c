@@ -267,7 +267,7 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 		}
 		table_add_members(t, move, 1);
 	}
-	fputc('\n', out);
+	table_gap(out);
 	r = table_print(t, out);
 	table_free(t);
 	if (!r && total > n)
