@@ -42,6 +42,7 @@ cli_run_fn advisecmd_run;
 			    "  tierctl advise tank --plot ssd-size.svg\n",                  \
 		.run = advisecmd_run,                                                        \
 		.method = "pool.advise",                                                     \
+		.tables = true,                                                              \
 	}
 
 #endif
