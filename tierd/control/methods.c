@@ -133,7 +133,7 @@ static void pool_create_method(struct control_conn *conn, struct methods_ctx *m,
 		return;
 	r = pool_create(m->pools, &a, &p, err, sizeof(err));
 	if (r == 0)
-		log_info("pool %s created", a.name);
+		log_about(LOG_INFO, a.name, "pool %s created", a.name);
 	reply_pool_or_error(conn, m, r, p, err);
 }
 
@@ -226,7 +226,7 @@ static void pool_destroy_method(struct control_conn *conn, struct methods_ctx *m
 		control_reply_error(conn, -r, "%s", err);
 		return;
 	}
-	log_info("pool %s destroyed", name);
+	log_about(LOG_INFO, name, "pool %s destroyed", name);
 	control_reply(conn, rpc_reply_ok(NULL));
 }
 
@@ -256,7 +256,7 @@ static void pool_import_method(struct control_conn *conn, struct methods_ctx *m,
 		paths[i] = json_object_get_string(json_object_array_get_idx(devices, i));
 	r = pool_import(m->pools, paths, nr, degraded, &p, err, sizeof(err));
 	if (r == 0)
-		log_info("pool %s imported", pool_name(p));
+		log_about(LOG_INFO, pool_name(p), "pool %s imported", pool_name(p));
 	reply_pool_or_error(conn, m, r, p, err);
 }
 
@@ -302,12 +302,12 @@ static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uin
 		     void *ctx)
 {
 	if (r < 0) {
-		log_err("pool %s: %s", pool_name(p), pool_error_sentence(p, err));
+		log_pool_err(pool_name(p), "%s", pool_error_sentence(p, err));
 		control_reply_error(ctx, -r, "%s", err);
 		return;
 	}
-	log_info("pool %s: %llu extents moved, %llu failed", pool_name(p),
-		 (unsigned long long)moved, (unsigned long long)failed);
+	log_pool_info(pool_name(p), "%llu extents moved, %llu failed", (unsigned long long)moved,
+		      (unsigned long long)failed);
 	if (failed) {
 		control_reply_error(ctx, EIO, "pool %s: %llu of %llu extents could not move (I/O"
 				    " errors, see tierd's log); they stay where they were",
@@ -347,12 +347,12 @@ static void drop_done(struct pool *p, int r, const char *err, uint64_t zeroed, u
 {
 	(void)failed;
 	if (r < 0) {
-		log_err("pool %s: %s", pool_name(p), pool_error_sentence(p, err));
+		log_pool_err(pool_name(p), "%s", pool_error_sentence(p, err));
 		control_reply_error(ctx, -r, "%s", err);
 		return;
 	}
-	log_info("pool %s: its missing device is dropped; %llu lost extents now read as zeros",
-		 pool_name(p), (unsigned long long)zeroed);
+	log_pool_info(pool_name(p), "its missing device is dropped; %llu lost extents now read as"
+		      " zeros", (unsigned long long)zeroed);
 	control_reply(ctx, rpc_reply_ok(rpc_result("pool", poolview_pool_json(p))));
 }
 
@@ -492,7 +492,7 @@ static void policy_set_method(struct control_conn *conn, struct methods_ctx *m,
 		return;
 	r = tiering_set_policy(m->tierings, p, policy, err, sizeof(err));
 	if (r == 0)
-		log_info("pool %s: policy %s", name, policy);
+		log_pool_info(name, "policy %s", policy);
 	reply_schedule_or_error(conn, m, r, p, err);
 }
 
@@ -595,7 +595,7 @@ static void schedule_set_method(struct control_conn *conn, struct methods_ctx *m
 	a.rate = json_object_object_get_ex(params, "rate_bytes_per_second", NULL) ? &rate : NULL;
 	r = tiering_set_schedule(m->tierings, p, &a, err, sizeof(err));
 	if (r == 0)
-		log_info("pool %s: schedule changed", name);
+		log_pool_info(name, "schedule changed");
 	reply_schedule_or_error(conn, m, r, p, err);
 }
 

@@ -8,12 +8,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+/* The location is the caller's, which log_write passes: not log.c's. */
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+/* Where journald takes messages of its native protocol. */
+#define LOG_JOURNAL_SOCKET "/run/systemd/journal/socket"
+
 static int max_priority = LOG_INFO;
-/* -1 not known yet, 0 plain stderr, 1 the journal (stderr is its stream). */
-static int to_journal = -1;
 
 void log_set_max_priority(int priority)
 {
@@ -27,8 +30,8 @@ bool log_enabled(int priority)
 
 /*
  * JOURNAL_STREAM names the stream systemd connected; stderr is that stream
- * only when device and inode match (sd_journal_stream_fd(3)): a child whose
- * stderr was redirected inherits the variable but not the stream.
+ * only when device and inode match (systemd.exec(5)): a child whose stderr
+ * was redirected inherits the variable but not the stream.
  */
 static bool stderr_is_journal(void)
 {
@@ -38,6 +41,12 @@ static bool stderr_is_journal(void)
 
 	return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
 	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+/* sd_journal_sendv() drops a message silently when journald has no socket. */
+static bool journal_listens(void)
+{
+	return access(LOG_JOURNAL_SOCKET, W_OK) == 0;
 }
 
 /* One field per iovec, as sd_journal_sendv(3) takes them; 0 when it took them. */
@@ -87,10 +96,9 @@ void log_write(int priority, const struct log_origin *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text + n, sizeof(text) - n, fmt, ap);
 	va_end(ap);
-	if (to_journal < 0)
-		to_journal = stderr_is_journal();
-	if (to_journal) {
-		if (journal_send(priority & 7, o, text) == 0)
+	/* Asked each time: an fstat is cheap next to a line of log, and stderr can change. */
+	if (stderr_is_journal()) {
+		if (journal_listens() && journal_send(priority & 7, o, text) == 0)
 			return;
 		/* A journal that takes no datagram (gone, full) still reads the stream. */
 		fprintf(stderr, "<%d>%s\n", priority & 7, text);

@@ -146,7 +146,9 @@ case "$TIERD_VM_BOOT" in
 	journalctl --sync
 	journalctl --no-pager -b -q -o cat TIERD_POOL=tank >/tmp/pool.log
 	cat /tmp/pool.log
-	grep -q "^pool tank: SSD $ssd attached" /tmp/pool.log || fail "no attach line under TIERD_POOL=tank"
+	for line in "pool tank created" "pool tank: SSD $ssd attached" "pool tank: 8 extents moved"; do
+		grep -q "^$line" /tmp/pool.log || fail "no line '$line' under TIERD_POOL=tank"
+	done
 	grep -q "^pool tank: tiering run $run " /tmp/pool.log || fail "no line of run $run under TIERD_POOL=tank"
 	journalctl --no-pager -b -q TIERD_POOL=nosuch | grep . && fail "lines under TIERD_POOL=nosuch"
 	# One summary per run: what moved, the bytes, the time and the rate.
