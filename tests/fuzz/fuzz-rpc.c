@@ -39,7 +39,7 @@ static void fuzz_params(json_object *params)
 		const char *name, *hdd, *ssd, *tier;
 		uint64_t extent_size, first, count;
 		bool force;
-		json_object *devices, *ranges;
+		json_object *devices, *ranges, *sizes;
 	} a;
 	const struct rpc_param create[] = {
 		{ "name", RPC_STRING, true, &a.name },
@@ -62,6 +62,11 @@ static void fuzz_params(json_object *params)
 		{ "ranges", RPC_RANGES, true, &a.ranges },
 		{ "tier", RPC_STRING, false, &a.tier },
 	};
+	const struct rpc_param advise[] = {
+		{ "name", RPC_STRING, true, &a.name },
+		{ "window_seconds", RPC_UINT64, false, &a.count },
+		{ "ssd_sizes_bytes", RPC_UINT64_ARRAY, false, &a.sizes },
+	};
 	const struct {
 		const struct rpc_param *spec;
 		size_t nr;
@@ -71,6 +76,7 @@ static void fuzz_params(json_object *params)
 		{ import, ARRAY_SIZE(import) },
 		{ move, ARRAY_SIZE(move) },
 		{ pin, ARRAY_SIZE(pin) },
+		{ advise, ARRAY_SIZE(advise) },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
@@ -98,6 +104,10 @@ static void fuzz_params(json_object *params)
 				FUZZ_ASSERT(offset != UINT64_MAX && length != UINT64_MAX);
 			}
 		}
+		if (specs[i].spec == advise && a.sizes)
+			for (size_t j = 0; j < json_object_array_length(a.sizes); j++)
+				FUZZ_ASSERT(json_object_get_uint64(json_object_array_get_idx(a.sizes, j)) !=
+					    UINT64_MAX);
 		if (specs[i].spec == import) {
 			FUZZ_ASSERT(json_object_is_type(a.devices, json_type_array));
 			for (size_t j = 0; j < json_object_array_length(a.devices); j++)

@@ -379,6 +379,41 @@ static void test_protocol_message(void)
 	CHECK(strstr(err, "this tierd speaks 2"));
 }
 
+/* An array of non-negative integers below 2^64 - 1, or the whole list is refused. */
+static void test_params_uint64_array(void)
+{
+	static const char *const bad[] = {
+		"{\"sizes\":{}}",
+		"{\"sizes\":1}",
+		"{\"sizes\":[1,-1]}",
+		"{\"sizes\":[1.5]}",
+		"{\"sizes\":[\"1\"]}",
+		"{\"sizes\":[null]}",
+		"{\"sizes\":[[1]]}",
+		"{\"sizes\":[18446744073709551615]}",
+	};
+	json_object *sizes = NULL, *p;
+	const struct rpc_param spec[] = { { "sizes", RPC_UINT64_ARRAY, true, &sizes } };
+	char err[256];
+
+	p = json_tokener_parse("{\"sizes\":[0,4096,18446744073709551614]}");
+	CHECK_OK(rpc_params(p, spec, ARRAY_SIZE(spec), err, sizeof(err)));
+	CHECK_INT(json_object_array_length(sizes), 3);
+	CHECK_UINT(json_object_get_uint64(json_object_array_get_idx(sizes, 2)), UINT64_MAX - 1);
+	json_object_put(p);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		p = json_tokener_parse(bad[i]);
+		CHECK(p);
+		err[0] = '\0';
+		CHECK_INT(rpc_params(p, spec, ARRAY_SIZE(spec), err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "\"sizes\" must be an array of non-negative integers")) {
+			fprintf(stderr, "%s: \"%s\"\n", bad[i], err);
+			exit(1);
+		}
+		json_object_put(p);
+	}
+}
+
 int main(void)
 {
 	test_decode_good();
@@ -389,6 +424,7 @@ int main(void)
 	test_params_bad();
 	test_params_long_key();
 	test_params_ranges();
+	test_params_uint64_array();
 	test_replies();
 	test_numbers();
 	test_protocol_message();
