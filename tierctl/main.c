@@ -15,6 +15,7 @@
 #include "schedulecmd.h"
 #include "statscmd.h"
 #include "advisecmd.h"
+#include "locatecmd.h"
 #include "array.h"
 
 #include <errno.h>
@@ -122,6 +123,7 @@ static const struct cli_command main_commands[] = {
 	RUNSCMD_COMMAND,
 	STATSCMD_COMMAND,
 	ADVISECMD_COMMAND,
+	LOCATECMD_COMMAND,
 	{ 0 },
 };
 

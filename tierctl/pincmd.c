@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "filemap.h"
 #include "member.h"
 #include "pincmd.h"
 #include "ranges.h"
@@ -10,35 +11,22 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 
-/* Extents asked for per FIEMAP call; a fragmented file takes several calls. */
-#define PINCMD_FIEMAP_BATCH 256
-
 /* Ranges per pin request: 1024 pairs of 20-digit numbers stay under tierd's 64 KiB request limit. */
 #define PINCMD_RANGES_PER_REQUEST 1024
-
-/* Placement flags of FIEMAP extents that have no byte range of their own on the volume. */
-#define PINCMD_FIEMAP_NOWHERE (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)
-#define PINCMD_FIEMAP_PACKED \
-	(FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_NOT_ALIGNED)
 
 struct pincmd_file {
 	const char *path;
 	struct range *ranges;
 	size_t n, cap;
-	/* What was left out, for the warnings. */
-	uint64_t nowhere_bytes, packed_bytes;
 };
 
 static int pincmd_add_range(struct pincmd_file *f, uint64_t start, uint64_t length)
@@ -54,68 +42,6 @@ static int pincmd_add_range(struct pincmd_file *f, uint64_t start, uint64_t leng
 	}
 	f->ranges[f->n++] = (struct range){ start, length };
 	return 0;
-}
-
-/* One FIEMAP extent into f; returns 0, or CLI_EXIT_FAILURE after saying why. */
-static int pincmd_take_extent(struct pincmd_file *f, const struct fiemap_extent *fe)
-{
-	if (fe->fe_flags & FIEMAP_EXTENT_ENCODED)
-		return cli_fail("%s: the data at byte %llu is compressed or otherwise encoded, so"
-				" its place on the volume is not a byte range that can be pinned",
-				f->path, (unsigned long long)fe->fe_logical);
-	if (fe->fe_flags & PINCMD_FIEMAP_NOWHERE)
-		f->nowhere_bytes += fe->fe_length;
-	else if (fe->fe_flags & PINCMD_FIEMAP_PACKED)
-		f->packed_bytes += fe->fe_length;
-	else if (fe->fe_length && pincmd_add_range(f, fe->fe_physical, fe->fe_length) < 0)
-		return cli_fail("%s", strerror(ENOMEM));
-	return 0;
-}
-
-/* Where fd's data lies on its block device, into f; returns 0 or CLI_EXIT_FAILURE. */
-static int pincmd_fiemap(struct pincmd_file *f, int fd)
-{
-	size_t size = sizeof(struct fiemap) + PINCMD_FIEMAP_BATCH * sizeof(struct fiemap_extent);
-	struct fiemap *fm = malloc(size);
-	uint64_t start = 0;
-	bool last = false;
-	int r = 0;
-
-	if (!fm)
-		return cli_fail("%s", strerror(ENOMEM));
-	while (!last && !r) {
-		const struct fiemap_extent *fe;
-
-		memset(fm, 0, size);
-		fm->fm_start = start;
-		fm->fm_length = FIEMAP_MAX_OFFSET - start;
-		/* Dirty data has no place yet: write it out first, so that it gets one. */
-		fm->fm_flags = start ? 0 : FIEMAP_FLAG_SYNC;
-		fm->fm_extent_count = PINCMD_FIEMAP_BATCH;
-		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
-			if (errno == EOPNOTSUPP || errno == ENOTTY || errno == EBADR)
-				r = cli_fail("%s: its filesystem cannot tell where the file's data"
-					     " lies (FIEMAP)", f->path);
-			else
-				r = cli_fail("%s: FIEMAP: %s", f->path, strerror(errno));
-			break;
-		}
-		/* None: the rest of the file is a hole (a sparse file need not end in LAST). */
-		if (!fm->fm_mapped_extents)
-			break;
-		for (uint32_t i = 0; i < fm->fm_mapped_extents && !r; i++) {
-			fe = &fm->fm_extents[i];
-			last = fe->fe_flags & FIEMAP_EXTENT_LAST;
-			r = pincmd_take_extent(f, fe);
-		}
-		fe = &fm->fm_extents[fm->fm_mapped_extents - 1];
-		/* A filesystem that reported nothing new would loop us forever. */
-		if (fe->fe_logical + fe->fe_length <= start)
-			break;
-		start = fe->fe_logical + fe->fe_length;
-	}
-	free(fm);
-	return r;
 }
 
 /*
@@ -157,8 +83,8 @@ static int pincmd_check_volume(struct cli *cli, const char *name, const char *pa
 /* The ranges of path's data on pool name's volume, whole extents, into f. */
 static int pincmd_file_ranges(struct cli *cli, const char *name, struct pincmd_file *f)
 {
+	struct filemap map = { .path = f->path };
 	uint64_t extent_size;
-	char size[SIZE_FORMAT_MAX];
 	struct stat st;
 	int fd, r;
 
@@ -172,17 +98,16 @@ static int pincmd_file_ranges(struct cli *cli, const char *name, struct pincmd_f
 	else
 		r = pincmd_check_volume(cli, name, f->path, &st, &extent_size);
 	if (!r)
-		r = pincmd_fiemap(f, fd);
+		r = filemap_read(&map, fd);
 	close(fd);
+	for (size_t i = 0; !r && i < map.n; i++)
+		if (pincmd_add_range(f, map.v[i].physical, map.v[i].length) < 0)
+			r = cli_fail("%s", strerror(ENOMEM));
+	if (!r)
+		filemap_warn(&map);
+	filemap_free(&map);
 	if (r)
 		return r;
-	if (f->nowhere_bytes)
-		fprintf(stderr, "tierctl: warning: %s of %s has no place on the volume yet and is"
-			" left out\n", size_format(f->nowhere_bytes, size, sizeof(size)), f->path);
-	if (f->packed_bytes)
-		fprintf(stderr, "tierctl: warning: %s of %s lies inside the filesystem's metadata"
-			" and is left out\n", size_format(f->packed_bytes, size, sizeof(size)),
-			f->path);
 	f->n = ranges_coalesce(f->ranges, f->n, extent_size);
 	if (!f->n)
 		return cli_fail("%s has no data on the volume", f->path);

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tierctl's pure helpers: durations and times (timefmt), FIEMAP range merging (ranges). */
+/*
+ * tierctl's pure helpers: durations and times (timefmt), FIEMAP range merging
+ * (ranges), a file's pieces joined with the volume's runs (fileplace).
+ */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "check.h"
+#include "fileplace.h"
 #include "ranges.h"
 #include "redundancy.h"
 #include "timefmt.h"
@@ -149,6 +154,56 @@ static void test_redundancy(void)
 	CHECK_INT(redundancy_of_md_level("container\n"), REDUNDANCY_UNKNOWN);
 }
 
+static void check_row(const struct fileplace_row *r, uint64_t file, uint64_t len, uint64_t vol,
+		      int tier, const char *dev, uint64_t dev_off)
+{
+	CHECK_UINT(r->file_offset, file);
+	CHECK_UINT(r->length, len);
+	CHECK_UINT(r->volume_offset, vol);
+	CHECK_INT(r->tier, tier);
+	CHECK(dev ? r->device && !strcmp(r->device, dev) : !r->device);
+	if (dev)
+		CHECK_UINT(r->device_offset, dev_off);
+}
+
+/*
+ * Volume extents of 4 MiB: [0, 8M) on the HDD at 1M, [8M, 12M) on the SSD
+ * at 1M, [12M, 16M) on the HDD at 9M (continuing the first run on the
+ * device but not on the volume), nothing known past 16M.
+ */
+static void test_fileplace(void)
+{
+	char hdd[] = "/dev/vdb", hdd_again[] = "/dev/vdb";
+	const struct fileplace_run runs[] = {
+		{ 0, 8 * MIB, FILEPLACE_HDD, hdd, 1 * MIB },
+		{ 8 * MIB, 4 * MIB, FILEPLACE_SSD, "/dev/vdc", 1 * MIB },
+		{ 12 * MIB, 4 * MIB, FILEPLACE_HDD, hdd_again, 9 * MIB },
+	};
+	const struct filemap_extent ext[] = {
+		{ 0, 6 * MIB, 4 * MIB },          /* 6M..10M: HDD then SSD */
+		{ 4 * MIB, 10 * MIB, 4 * MIB },   /* 10M..14M: SSD, then the HDD again */
+		{ 8 * MIB, 14 * MIB, 4 * MIB },   /* 14M..18M: continues on the HDD, then nowhere */
+		{ 12 * MIB, 1 * MIB, 1 * MIB },   /* back at 1M: HDD, not merged (file and volume jump) */
+	};
+	struct fileplace_row *rows;
+	long n = fileplace_rows(ext, ARRAY_SIZE(ext), runs, ARRAY_SIZE(runs), &rows);
+
+	CHECK_INT(n, 5);
+	check_row(&rows[0], 0, 2 * MIB, 6 * MIB, FILEPLACE_HDD, "/dev/vdb", 7 * MIB);
+	check_row(&rows[1], 2 * MIB, 4 * MIB, 8 * MIB, FILEPLACE_SSD, "/dev/vdc", 1 * MIB);
+	/* The second and third extents continue each other on the HDD: one row. */
+	check_row(&rows[2], 6 * MIB, 4 * MIB, 12 * MIB, FILEPLACE_HDD, "/dev/vdb", 9 * MIB);
+	check_row(&rows[3], 10 * MIB, 2 * MIB, 16 * MIB, FILEPLACE_NOWHERE, NULL, 0);
+	check_row(&rows[4], 12 * MIB, 1 * MIB, 1 * MIB, FILEPLACE_HDD, "/dev/vdb", 2 * MIB);
+	free(rows);
+
+	CHECK_INT(fileplace_rows(ext, 0, runs, ARRAY_SIZE(runs), &rows), 0);
+	free(rows);
+	CHECK_INT(fileplace_rows(ext, 1, NULL, 0, &rows), 1);
+	check_row(&rows[0], 0, 4 * MIB, 6 * MIB, FILEPLACE_NOWHERE, NULL, 0);
+	free(rows);
+}
+
 int main(void)
 {
 	test_parse_duration();
@@ -156,5 +211,6 @@ int main(void)
 	test_iso();
 	test_ranges();
 	test_redundancy();
+	test_fileplace();
 	return 0;
 }

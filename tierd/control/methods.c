@@ -9,6 +9,7 @@
 #include "array.h"
 #include "config.h"
 #include "job.h"
+#include "locateview.h"
 #include "log.h"
 #include "poolview.h"
 #include "tierview.h"
@@ -839,6 +840,49 @@ static void pool_advise_method(struct control_conn *conn, struct methods_ctx *m,
 	control_reply(conn, rpc_reply_ok(o));
 }
 
+/* Where ranges of the volume lie: tier, device and offset on it, per run of extents; reads only. */
+static void pool_locate_method(struct control_conn *conn, struct methods_ctx *m,
+			       json_object *params)
+{
+	const char *name = NULL;
+	json_object *list = NULL, *o, *loc;
+	const struct rpc_param spec[] = {
+		{ "name", RPC_STRING, true, &name },
+		{ "ranges", RPC_RANGES, true, &list },
+	};
+	struct locateview_range *ranges;
+	char err[POOL_ERR_MAX];
+	struct pool *p;
+	size_t nr;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return;
+	nr = json_object_array_length(list);
+	if (!nr || nr > RPC_LIST_MAX) {
+		control_reply_error(conn, EINVAL, "ranges holds 1 to %u ranges", RPC_LIST_MAX);
+		return;
+	}
+	p = find_pool(conn, m, name);
+	if (!p)
+		return;
+	ranges = calloc(nr, sizeof(*ranges));
+	if (!ranges) {
+		control_reply_error(conn, ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < nr; i++)
+		rpc_range_get(list, i, &ranges[i].offset, &ranges[i].length);
+	loc = locateview_json(p, ranges, nr, err, sizeof(err));
+	free(ranges);
+	if (!loc) {
+		control_reply_error(conn, EINVAL, "%s", err);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "locate", loc);
+	control_reply(conn, rpc_reply_ok(o));
+}
+
 static const struct method methods[] = {
 	{ "daemon.version", 0, daemon_version },
 	{ "pool.create", 1, pool_create_method },
@@ -865,6 +909,7 @@ static const struct method methods[] = {
 	{ "runs.list", 0, runs_list_method },
 	{ "pool.stats", 0, pool_stats_method },
 	{ "pool.advise", 0, pool_advise_method },
+	{ "pool.locate", 0, pool_locate_method },
 };
 
 /* What a client (or a test checking every mutating method) can call. */

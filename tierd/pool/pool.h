@@ -164,6 +164,16 @@ struct pool_range {
  */
 size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max);
 
+/* Where a logical extent's data lies: its device and the byte offset on it. */
+struct pool_place {
+	int tier;               /* enum metadata_tier, -1: unmapped (or past the volume's end) */
+	const char *device;     /* the device's path, NULL when unmapped; valid as a report's */
+	uint64_t device_offset; /* bytes from the start of the device */
+	bool missing;           /* a degraded pool's device that is not there */
+};
+
+void pool_extent_place(const struct pool *p, uint32_t le, struct pool_place *out);
+
 /* ---- heat (docs/heat.md) ---- */
 struct heat_params;
 

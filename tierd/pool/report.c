@@ -97,3 +97,21 @@ size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max
 	}
 	return n;
 }
+
+void pool_extent_place(const struct pool *p, uint32_t le, struct pool_place *out)
+{
+	struct extmap_loc loc = le < p->sp.map.nr_logical ? extmap_get(&p->sp.map, le) :
+		(struct extmap_loc){ .dev = EXTMAP_NO_DEV };
+	const struct metadata_dev *d;
+
+	*out = (struct pool_place){ .tier = -1 };
+	if (loc.dev >= p->sp.meta.nr_devs)
+		return;
+	d = &p->sp.meta.devs[loc.dev];
+	*out = (struct pool_place){
+		.tier = (int)d->tier,
+		.device = p->sp.paths[loc.dev],
+		.device_offset = d->data_start + (uint64_t)loc.pe * p->sp.meta.extent_size,
+		.missing = p->degraded && p->fd[loc.dev] < 0,
+	};
+}

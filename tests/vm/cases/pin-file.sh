@@ -4,7 +4,9 @@
 # pinned where FIEMAP says its data lies (checked against filefrag's own
 # answer), a tiering run moves exactly those extents to the SSD, and the file
 # reads back the same. A request whose ranges include one bad range changes
-# no pin at all. unpin --file removes the file's pins.
+# no pin at all. unpin --file removes the file's pins. tierctl locate
+# reports the file's pieces on the tiers, one extent moved by hand, with
+# device offsets that hold the file's bytes.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M)
@@ -52,6 +54,29 @@ echo "extents of the file: $want"
 [ "$(wc -w <<<"$want")" -ge 2 ] || fail "the file was not split over separate extents: $want"
 sum=$(sha256sum </tmp/data | cut -d' ' -f1)
 
+step "locate: the file's pieces on the tiers, one of its extents moved by hand"
+moved=${want%%+*}
+tierctl_ok extent move tank "$moved" 1 --tier ssd
+"$TIERCTL" locate $mnt/f
+loc=$("$TIERCTL" locate $mnt/f --json)
+assert_eq "located bytes" $((24 << 20)) "$(jq '[.locate.extents[].length_bytes] | add' <<<"$loc")"
+jq -e --argjson lo $((moved * E)) --argjson hi $(((moved + 1) * E)) --arg ssd "$ssd" --arg hdd "$hdd" \
+	'.locate.extents | length > 1 and all(.[];
+		if .volume_offset_bytes >= $lo and .volume_offset_bytes < $hi
+		then .tier == "ssd" and .device == $ssd and .volume_offset_bytes + .length_bytes <= $hi
+		else .tier == "hdd" and .device == $hdd end)' <<<"$loc" >/dev/null ||
+	fail "locate does not match the moved extent $moved: $loc"
+ssd_bytes=$(jq .locate.tiers.ssd_bytes <<<"$loc")
+[ "$ssd_bytes" -gt 0 ] || fail "locate puts none of the file on the SSD: $loc"
+# Each piece's device offset holds the file's bytes: read both ends of every piece.
+while read -r foff len dev doff; do
+	for at in 0 $((len - 4096)); do
+		cmp -s <(dd if="$dev" bs=4096 skip=$(((doff + at) / 4096)) count=1 iflag=direct status=none) \
+			<(dd if=$mnt/f bs=4096 skip=$(((foff + at) / 4096)) count=1 status=none) ||
+			fail "$dev at $((doff + at)) does not hold byte $((foff + at)) of the file"
+	done
+done < <(jq -r '.locate.extents[] | "\(.file_offset_bytes) \(.length_bytes) \(.device) \(.device_offset_bytes)"' <<<"$loc")
+
 step "pin --file pins exactly the file's extents"
 tierctl_ok pin tank --file $mnt/f --tier ssd
 assert_eq "pins" "$(sed 's/\([0-9+]*\)/\1:ssd/g' <<<"$want")" "$(pins)"
@@ -63,10 +88,12 @@ for run in $want; do
 		assert_eq "extent $le" "$ssd_mm" "$(extent_dev "$le")"
 	done
 done
+assert_eq "the file's bytes on the HDD after the run" 0 \
+	"$("$TIERCTL" locate $mnt/f --json | jq .locate.tiers.hdd_bytes)"
 vm_drop_caches
 assert_eq "file contents" "$sum" "$(sha256sum <$mnt/f | cut -d' ' -f1)"
 
-step "several ranges with one bad: nothing changes"
+step "several ranges with one bad: nothing changes; locate refuses them too"
 before=$(pins)
 replies=$(/usr/bin/python3 - "$TIERD_SOCKET" "$E" "$size" <<'EOF'
 import json, socket, sys
@@ -74,19 +101,24 @@ path, e, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 replies = s.makefile()
-for params in ({"ranges": [[0, e], [size, e], [2 * e, e]]},
-               {"ranges": [[0, e]], "offset_bytes": 0, "size_bytes": e}):
-    params.update(name="tank", tier="hdd")
-    s.sendall((json.dumps({"protocol": 2, "method": "pin.add", "params": params}) + "\n").encode())
+for method, params in (("pin.add", {"ranges": [[0, e], [size, e], [2 * e, e]], "tier": "hdd"}),
+                       ("pin.add", {"ranges": [[0, e]], "offset_bytes": 0, "size_bytes": e,
+                                    "tier": "hdd"}),
+                       ("pool.locate", {"ranges": [[0, e], [size - 1, 2]]})):
+    params.update(name="tank")
+    s.sendall((json.dumps({"protocol": 2, "method": method, "params": params}) + "\n").encode())
     print(replies.readline().strip())
 EOF
 )
 echo "$replies"
-assert_eq "both refused" "false false" "$(jq .ok <<<"$replies" | xargs)"
+assert_eq "all refused" "false false false" "$(jq .ok <<<"$replies" | xargs)"
 jq -r .error.message <<<"$replies" | head -n1 | grep -q "range 2 of 3 .*no range was changed" ||
 	fail "the error does not name the bad range: $replies"
-jq -r .error.message <<<"$replies" | tail -n1 | grep -q "give either offset_bytes and size_bytes, or ranges" ||
+jq -r .error.message <<<"$replies" | sed -n 2p |
+	grep -q "give either offset_bytes and size_bytes, or ranges" ||
 	fail "ranges beside offset_bytes and size_bytes not refused as such: $replies"
+jq -r .error.message <<<"$replies" | tail -n1 | grep -q "range 2 of 2 .*reaches past the volume's end" ||
+	fail "pool.locate past the volume's end not refused as such: $replies"
 assert_eq "pins after the refused requests" "$before" "$(pins)"
 
 step "unpin --file removes them"
