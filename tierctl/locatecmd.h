@@ -27,6 +27,7 @@ cli_run_fn locatecmd_run;
 			    "  tierctl locate /srv/db/index.db --json\n",                   \
 		.run = locatecmd_run,                                                        \
 		.method = "pool.locate",                                                     \
+		.tables = true,                                                              \
 	}
 
 #endif
