@@ -71,7 +71,7 @@ static int locatecmd_take_runs(struct json_object *result, struct fileplace_run 
 
 		*run = (struct fileplace_run){ .tier = FILEPLACE_NOWHERE };
 		if (member_uint(o, "offset_bytes", &run->offset) < 0 ||
-		    member_uint(o, "length_bytes", &run->length) < 0)
+		    member_uint(o, "size_bytes", &run->length) < 0)
 			return -EINVAL;
 		if (!tier)
 			continue;
@@ -111,7 +111,7 @@ static struct json_object *locatecmd_row_json(const struct fileplace_row *row)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "file_offset_bytes", json_object_new_uint64(row->file_offset));
-	json_object_object_add(o, "length_bytes", json_object_new_uint64(row->length));
+	json_object_object_add(o, "size_bytes", json_object_new_uint64(row->length));
 	json_object_object_add(o, "volume_offset_bytes", json_object_new_uint64(row->volume_offset));
 	json_object_object_add(o, "tier", row->tier == FILEPLACE_NOWHERE ? NULL :
 			       json_object_new_string(locatecmd_tiers[row->tier]));
@@ -136,7 +136,7 @@ static struct json_object *locatecmd_json(const char *path, const char *pool,
 	}
 	json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "pool", json_object_new_string(pool));
-	json_object_object_add(o, "extents", a);
+	json_object_object_add(o, "pieces", a);
 	json_object_object_add(tiers, "ssd_bytes", json_object_new_uint64(bytes[FILEPLACE_SSD]));
 	json_object_object_add(tiers, "hdd_bytes", json_object_new_uint64(bytes[FILEPLACE_HDD]));
 	json_object_object_add(tiers, "unmapped_bytes", json_object_new_uint64(bytes[2]));
@@ -150,13 +150,13 @@ static int locatecmd_print(FILE *out, struct json_object *loc)
 {
 	static const struct table_column columns[] = {
 		{ "File offset", "file_offset_bytes", TABLE_BYTES },
-		{ "Length", "length_bytes", TABLE_BYTES },
+		{ "Length", "size_bytes", TABLE_BYTES },
 		{ "Volume offset", "volume_offset_bytes", TABLE_BYTES },
 		{ "Tier", "tier", TABLE_STRING },
 		{ "Device", "device", TABLE_STRING },
 		{ "Device offset", "device_offset_bytes", TABLE_BYTES },
 	};
-	struct json_object *rows = member_get(loc, "extents"), *tiers = member_get(loc, "tiers");
+	struct json_object *rows = member_get(loc, "pieces"), *tiers = member_get(loc, "tiers");
 	static const char *const keys[] = { "ssd_bytes", "hdd_bytes", "unmapped_bytes" };
 	static const char *const names[] = { "SSD", "HDD", "unmapped" };
 	uint64_t bytes[3] = { 0 }, all = 0;

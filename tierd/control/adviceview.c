@@ -2,16 +2,7 @@
 /* adviceview: the protocol's JSON of pool.advise (docs/protocol.md). */
 #include "adviceview.h"
 
-#include <stdio.h>
-
-/* A share of 0..1 rounded to 4 significant digits, printed as rounded (no 0.10000000000000001). */
-static json_object *share_json(double v)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%.4g", v);
-	return json_object_new_double_s(v, text);
-}
+#include "rpc.h"
 
 static void add_u64(json_object *o, const char *key, uint64_t v)
 {
@@ -30,18 +21,18 @@ json_object *adviceview_json(const char *pool, const struct tiering_advice_repor
 	add_u64(o, "extent_size_bytes", r->extent_size);
 	add_u64(o, "ssd_size_bytes", r->ssd_size);
 	add_u64(o, "all_hot_ssd_size_bytes", r->all_hot_size);
-	json_object_object_add(o, "all_hot_ssd_io_share", share_json(r->all_hot_share));
+	json_object_object_add(o, "all_hot_ssd_io_share", rpc_json_number(r->all_hot_share));
 	add_u64(o, "promote_bytes", r->promote_bytes);
 	add_u64(o, "demote_bytes", r->demote_bytes);
 	add_u64(o, "window_seconds", r->window_seconds);
 	add_u64(o, "window_ios", all_ios);
 	json_object_object_add(o, "measured_ssd_io_share",
-			       all_ios ? share_json((double)ssd_ios / (double)all_ios) : NULL);
+			       all_ios ? rpc_json_number((double)ssd_ios / (double)all_ios) : NULL);
 	for (size_t i = 0; i < r->nr_points; i++) {
 		json_object *pt = json_object_new_object();
 
 		add_u64(pt, "ssd_size_bytes", r->points[i].ssd_size);
-		json_object_object_add(pt, "ssd_io_share", share_json(r->points[i].ssd_io_share));
+		json_object_object_add(pt, "ssd_io_share", rpc_json_number(r->points[i].ssd_io_share));
 		json_object_object_add(pt, "current", json_object_new_boolean(r->points[i].current));
 		json_object_array_add(pts, pt);
 	}

@@ -17,7 +17,7 @@ static json_object *run_json(const struct pool_place *at, uint64_t offset, uint6
 	json_object *o = json_object_new_object();
 
 	add_u64(o, "offset_bytes", offset);
-	add_u64(o, "length_bytes", length);
+	add_u64(o, "size_bytes", length);
 	json_object_object_add(o, "tier", at->tier < 0 ? NULL :
 			       json_object_new_string(metadata_tier_name((enum metadata_tier)at->tier)));
 	json_object_object_add(o, "device", at->device ? json_object_new_string(at->device) : NULL);

@@ -59,13 +59,15 @@ moved=${want%%+*}
 tierctl_ok extent move tank "$moved" 1 --tier ssd
 "$TIERCTL" locate $mnt/f
 loc=$("$TIERCTL" locate $mnt/f --json)
-assert_eq "located bytes" $((24 << 20)) "$(jq '[.locate.extents[].length_bytes] | add' <<<"$loc")"
+assert_eq "located bytes" $((24 << 20)) "$(jq '[.locate.pieces[].size_bytes] | add' <<<"$loc")"
 jq -e --argjson lo $((moved * E)) --argjson hi $(((moved + 1) * E)) --arg ssd "$ssd" --arg hdd "$hdd" \
-	'.locate.extents | length > 1 and all(.[];
+	'.locate.pieces | length > 1 and all(.[];
 		if .volume_offset_bytes >= $lo and .volume_offset_bytes < $hi
-		then .tier == "ssd" and .device == $ssd and .volume_offset_bytes + .length_bytes <= $hi
+		then .tier == "ssd" and .device == $ssd and .volume_offset_bytes + .size_bytes <= $hi
 		else .tier == "hdd" and .device == $hdd end)' <<<"$loc" >/dev/null ||
 	fail "locate does not match the moved extent $moved: $loc"
+json_save locate locate $mnt/f
+json_check
 ssd_bytes=$(jq .locate.tiers.ssd_bytes <<<"$loc")
 [ "$ssd_bytes" -gt 0 ] || fail "locate puts none of the file on the SSD: $loc"
 # Each piece's device offset holds the file's bytes: read both ends of every piece.
@@ -75,7 +77,7 @@ while read -r foff len dev doff; do
 			<(dd if=$mnt/f bs=4096 skip=$(((foff + at) / 4096)) count=1 status=none) ||
 			fail "$dev at $((doff + at)) does not hold byte $((foff + at)) of the file"
 	done
-done < <(jq -r '.locate.extents[] | "\(.file_offset_bytes) \(.length_bytes) \(.device) \(.device_offset_bytes)"' <<<"$loc")
+done < <(jq -r '.locate.pieces[] | "\(.file_offset_bytes) \(.size_bytes) \(.device) \(.device_offset_bytes)"' <<<"$loc")
 
 step "pin --file pins exactly the file's extents"
 tierctl_ok pin tank --file $mnt/f --tier ssd

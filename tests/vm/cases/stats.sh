@@ -100,6 +100,9 @@ assert_eq "a run would promote" "$(advice .advice.promote_bytes)" \
 "$TIERCTL" advise tank2 --ssd-size 0,1G --json | jq -e '.advice.points | length == 3 and
 	.[0].ssd_io_share == 0 and .[1].current and .[2].ssd_io_share > 0.99' >/dev/null ||
 	fail "advise --ssd-size 0,1G: $("$TIERCTL" advise tank2 --ssd-size 0,1G --json)"
+json_save advice advise tank2
+json_save advice advise tank2 --ssd-size 0,1G
+json_check
 tierctl_ok advise tank2 --plot /tmp/advise.svg
 grep -q "<svg" /tmp/advise.svg || fail "the advise plot is not an SVG"
 tierctl_ok tier now tank2 --wait
