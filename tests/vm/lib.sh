@@ -183,7 +183,7 @@ tierctl_fails() {
 # starting it takes seconds in the guest.
 json_saved=()
 json_save() {
-	local schema=$1 file=/tmp/json-${#json_saved[@]}-$1.json
+	local schema=$1 file=/tmp/json-$((${#json_saved[@]} / 2))-$1.json
 	shift
 	"$TIERCTL" "$@" --json >"$file" || fail "tierctl $* --json: status $?: $(cat "$file")"
 	json_saved+=("$schema" "$file")
