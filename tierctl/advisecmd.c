@@ -134,8 +134,8 @@ static int advisecmd_print(FILE *out, struct json_object *advice)
 
 	if (!json_object_is_type(points, json_type_array) ||
 	    member_uint(advice, "all_hot_ssd_size_bytes", &all_hot) < 0 ||
-	    member_uint(advice, "promote_bytes", &up) < 0 ||
-	    member_uint(advice, "demote_bytes", &down) < 0 ||
+	    member_uint(advice, "promoted_bytes", &up) < 0 ||
+	    member_uint(advice, "demoted_bytes", &down) < 0 ||
 	    member_uint(advice, "window_seconds", &window) < 0 ||
 	    member_uint(advice, "window_ios", &ios) < 0)
 		return -EINVAL;

@@ -22,8 +22,8 @@ json_object *adviceview_json(const char *pool, const struct tiering_advice_repor
 	add_u64(o, "ssd_size_bytes", r->ssd_size);
 	add_u64(o, "all_hot_ssd_size_bytes", r->all_hot_size);
 	json_object_object_add(o, "all_hot_ssd_io_share", rpc_json_number(r->all_hot_share));
-	add_u64(o, "promote_bytes", r->promote_bytes);
-	add_u64(o, "demote_bytes", r->demote_bytes);
+	add_u64(o, "promoted_bytes", r->promote_bytes);
+	add_u64(o, "demoted_bytes", r->demote_bytes);
 	add_u64(o, "window_seconds", r->window_seconds);
 	add_u64(o, "window_ios", all_ios);
 	json_object_object_add(o, "measured_ssd_io_share",

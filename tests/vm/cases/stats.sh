@@ -95,8 +95,8 @@ predicted=$(advice '.advice.points[] | select(.current) | .ssd_io_share')
 echo "predicted SSD share $predicted"
 awk -v p="$predicted" 'BEGIN { exit !(p > 0.3 && p < 0.95) }' ||
 	fail "prediction $predicted: the workload should overflow the SSD, not fill it or miss it"
-assert_eq "a run would promote" "$(advice .advice.promote_bytes)" \
-	"$("$TIERCTL" tier now tank2 --dry-run --json | jq .plan.promote_bytes)"
+assert_eq "a run would promote" "$(advice .advice.promoted_bytes)" \
+	"$("$TIERCTL" tier now tank2 --dry-run --json | jq .plan.promoted_bytes)"
 "$TIERCTL" advise tank2 --ssd-size 0,1G --json | jq -e '.advice.points | length == 3 and
 	.[0].ssd_io_share == 0 and .[1].current and .[2].ssd_io_share > 0.99' >/dev/null ||
 	fail "advise --ssd-size 0,1G: $("$TIERCTL" advise tank2 --ssd-size 0,1G --json)"
