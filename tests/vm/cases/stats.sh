@@ -107,7 +107,7 @@ tierctl_ok advise tank2 --plot /tmp/advise.svg
 grep -q "<svg" /tmp/advise.svg || fail "the advise plot is not an SVG"
 tierctl_ok tier now tank2 --wait
 # The I/Os each tier served since the run, from the counters before and after.
-served() { "$TIERCTL" stats tank2 --json | jq -r '.io | "\(.ssd_io_fraction // 0) \(.reads + .writes)"'; }
+served() { "$TIERCTL" stats tank2 --json | jq -r '.stats.io | "\(.ssd_io_share // 0) \(.reads + .writes)"'; }
 read -r f0 n0 <<<"$(served)"
 skewed
 sleep 3
