@@ -142,7 +142,7 @@ case "$TIERD_VM_BOOT" in
 
 	step "the journal's fields: journalctl TIERD_POOL=tank, TIERD_RUN=ID"
 	tierctl_ok tier now tank --wait >/dev/null
-	run=$("$TIERCTL" runs tank --json | jq -r 'if type == "array" then .[0].id else .runs[0].id end')
+	run=$("$TIERCTL" runs tank --json | jq -r '.runs[0].id')
 	journalctl --sync
 	journalctl --no-pager -b -q -o cat TIERD_POOL=tank >/tmp/pool.log
 	cat /tmp/pool.log

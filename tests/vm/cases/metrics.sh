@@ -191,8 +191,8 @@ assert_eq "the run's series" 1 "$(metric "tierd_runs_total{pool=\"tank\",trigger
 assert_eq "promoted by the move and the run" \
 	"$("$TIERCTL" stats tank --json | jq .stats.migration.promoted_extents)" \
 	"$(metric 'tierd_migrated_extents_total{pool="tank",direction="promote"}')"
-run_json=$("$TIERCTL" runs tank --json | jq 'if type == "array" then .[0] else .runs[0] end')
-started=$(date -d "$(jq -r '.started_at // .started' <<<"$run_json")" +%s) || fail "the run's start"
+run_json=$("$TIERCTL" runs tank --json | jq '.runs[0]')
+started=$(date -d "$(jq -r .started_at <<<"$run_json")" +%s) || fail "the run's start"
 echo "last run: $run_json"
 start=$(metric 'tierd_last_run_start_timestamp_seconds{pool="tank"}')
 end=$(metric 'tierd_last_run_end_timestamp_seconds{pool="tank"}')
