@@ -8,8 +8,10 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -489,16 +491,30 @@ int cli_param_ranges(struct json_object **params, const char *key, const struct 
 	return cli_param(params, key, array);
 }
 
-static void cli_on_progress(struct json_object *update, void *userdata)
+void cli_on_progress(struct json_object *update, void *userdata)
 {
-	const char *what = member_string(update, "what"), *unit = member_string(update, "unit");
-	uint64_t done = 0, total = 0;
+	const char *what = member_string(update, "what"), *from = member_string(update, "from");
+	const char *to = member_string(update, "to");
+	struct bar b = { .what = what, .waiting = member_string(update, "waiting"), .eta = -1 };
+	uint64_t eta, extent;
+	char text[256];
 
 	/* A progress line is worth showing even when some of it is missing. */
-	member_uint(update, "done", &done);
-	member_uint(update, "total", &total);
+	member_uint(update, "done_extents", &b.done);
+	member_uint(update, "total_extents", &b.total);
+	member_uint(update, "done_bytes", &b.done_bytes);
+	member_uint(update, "total_bytes", &b.total_bytes);
+	member_uint(update, "rate_bytes_per_second", &b.rate);
+	if (member_uint(update, "eta_seconds", &eta) == 0 && eta <= INT64_MAX)
+		b.eta = (int64_t)eta;
+	/* The extent being copied, as the batch in flight's first. */
+	if (what && from && to && member_uint(update, "extent", &extent) == 0) {
+		snprintf(text, sizeof(text), "%s: extent %" PRIu64 " %s -> %s", what, extent, from,
+			 to);
+		b.what = text;
+	}
 	/* Out of memory only costs a progress line; the operation goes on regardless. */
-	progress_update(userdata, what ? what : "working", done, total, unit ? unit : "");
+	progress_update(userdata, &b);
 }
 
 int cli_call(struct cli *cli, const char *method, struct json_object *params,
@@ -532,8 +548,12 @@ int cli_call_failed(int r, const struct client_error *error)
 	code = error->name[0] ? error->name : strerrorname_np(-r);
 	cli_fail_code(code ? code : "EIO", "%s", error->message ? error->message : strerror(-r));
 	/* tierd found the request itself wrong: a usage error, as if tierctl had seen it. */
-	return error->name[0] && !strcmp(error->name, "EINVAL") ? CLI_EXIT_USAGE :
-								   CLI_EXIT_FAILURE;
+	if (error->name[0] && !strcmp(error->name, "EINVAL"))
+		return CLI_EXIT_USAGE;
+	/* tierd's word for a job that `tierctl job abort` stopped. */
+	if (error->name[0] && !strcmp(error->name, "ECANCELED"))
+		return CLI_EXIT_ABORTED;
+	return CLI_EXIT_FAILURE;
 }
 
 struct json_object *cli_json_document(void)

@@ -23,13 +23,16 @@ struct progress;
 enum {
 	CLI_EXIT_FAILURE = 1,
 	CLI_EXIT_USAGE = 2,
+	/* The job the command ran or waited for was aborted (tierctl job abort). */
+	CLI_EXIT_ABORTED = 3,
 	/* From cli_parse: the command may go on. */
 	CLI_PROCEED = -1,
 };
 
 #define CLI_EXIT_STATUS_HELP \
 	"Exit status: 0 success; 1 failure (tierd refused the request or could not be\n" \
-	"reached); 2 usage error, whether tierctl or tierd (EINVAL) found it.\n"
+	"reached); 2 usage error, whether tierctl or tierd (EINVAL) found it; 3 the job\n" \
+	"the command ran or waited for was aborted (tierctl job abort).\n"
 
 /* The "schema_version" of every --json document (docs/protocol.md). */
 #define CLI_SCHEMA_VERSION 1
@@ -128,7 +131,8 @@ struct json_object *cli_json_document(void);
 /*
  * After a client_* call returned r: 0 if it succeeded, else prints error
  * and returns the exit status: CLI_EXIT_USAGE when tierd refused the request
- * as invalid (EINVAL), else CLI_EXIT_FAILURE.
+ * as invalid (EINVAL), CLI_EXIT_ABORTED when the job was aborted (ECANCELED),
+ * else CLI_EXIT_FAILURE.
  */
 int cli_call_failed(int r, const struct client_error *error);
 
@@ -169,6 +173,12 @@ int cli_param_paths(struct json_object **params, const char *key, char **paths, 
 /* n ranges as an array of [start, length] pairs. */
 int cli_param_ranges(struct json_object **params, const char *key, const struct range *ranges,
 		     size_t n);
+
+/*
+ * A progress line (the job object, docs/protocol.md) onto the struct
+ * progress userdata: the client_progress_fn of every long command.
+ */
+void cli_on_progress(struct json_object *update, void *userdata);
 
 /*
  * Call method on tierd with params (borrowed; NULL: out of memory building

@@ -9,6 +9,7 @@
 #include "tiercmd.h"
 #include "extentcmd.h"
 #include "heatcmd.h"
+#include "jobcmd.h"
 #include "pincmd.h"
 #include "policycmd.h"
 #include "runscmd.h"
@@ -29,7 +30,7 @@
 
 static const struct cli_group *const main_groups[] = { &poolcmd_group, &tiercmd_group,
 							      &extentcmd_group, &policycmd_group,
-							      &schedulecmd_group };
+							      &schedulecmd_group, &jobcmd_group };
 
 /*
  * Not through cli_call: an unreachable tierd is an answer here, not a

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#define PROGRESS_BAR_WIDTH 30
 /* A terminal redraws cheaply; a log gains nothing from more than a line a second. */
 #define PROGRESS_TERMINAL_INTERVAL_MS 100
 #define PROGRESS_PLAIN_INTERVAL_MS 1000
@@ -21,8 +20,9 @@ struct progress {
 	bool drawn;
 	bool any;
 	uint64_t last_shown_ms;
-	char *what, *unit;
-	uint64_t done, total;
+	/* The last update, its strings our own copies. */
+	struct bar bar;
+	char *what, *waiting;
 };
 
 int progress_new(FILE *out, bool terminal, struct progress **progress)
@@ -42,7 +42,7 @@ void progress_free(struct progress *p)
 	if (!p)
 		return;
 	free(p->what);
-	free(p->unit);
+	free(p->waiting);
 	free(p);
 }
 
@@ -56,20 +56,10 @@ static uint64_t progress_now_ms(void)
 
 static void progress_show(struct progress *p)
 {
-	if (p->terminal) {
-		uint64_t done = p->done < p->total ? p->done : p->total;
-		size_t filled = p->total ? (size_t)(PROGRESS_BAR_WIDTH * (double)done / (double)p->total) : 0;
+	char line[BAR_TEXT_MAX];
 
-		fputs("\r[", p->out);
-		for (size_t i = 0; i < PROGRESS_BAR_WIDTH; i++)
-			fputc(i < filled ? '#' : '.', p->out);
-		fputs("]  ", p->out);
-	}
-	if (p->total)
-		fprintf(p->out, "%" PRIu64 "/%" PRIu64 " %s", p->done, p->total, p->unit);
-	else
-		fprintf(p->out, "%" PRIu64 " %s", p->done, p->unit);
-	fprintf(p->out, "  %s", p->what);
+	fputs(p->terminal ? "\r" : "", p->out);
+	fputs(bar_format(&p->bar, p->terminal, line, sizeof(line)), p->out);
 	/* \e[K clears what a longer previous line left behind. */
 	fputs(p->terminal ? "\033[K" : "\n", p->out);
 	fflush(p->out);
@@ -92,23 +82,24 @@ static int progress_set(char **field, const char *value)
 	return 0;
 }
 
-int progress_update(struct progress *p, const char *what, uint64_t done, uint64_t total,
-		    const char *unit)
+int progress_update(struct progress *p, const struct bar *b)
 {
 	uint64_t interval = p->terminal ? PROGRESS_TERMINAL_INTERVAL_MS : PROGRESS_PLAIN_INTERVAL_MS;
 	int r;
 
-	r = progress_set(&p->what, what);
+	r = progress_set(&p->what, b->what ? b->what : "working");
 	if (r < 0)
 		return r;
-	r = progress_set(&p->unit, unit);
+	r = progress_set(&p->waiting, b->waiting ? b->waiting : "");
 	if (r < 0)
 		return r;
-	p->done = done;
-	p->total = total;
+	p->bar = *b;
+	p->bar.what = p->what;
+	p->bar.waiting = p->waiting;
 	p->pending = true;
 	/* The first and the final update always show; the rest only as often as the interval. */
-	if (!p->any || (total && done >= total) || progress_now_ms() - p->last_shown_ms >= interval)
+	if (!p->any || (b->total && b->done >= b->total) ||
+	    progress_now_ms() - p->last_shown_ms >= interval)
 		progress_show(p);
 	p->any = true;
 	return 0;
@@ -131,7 +122,7 @@ bool progress_last(const struct progress *p, uint64_t *done, const char **unit)
 {
 	if (!p || !p->any)
 		return false;
-	*done = p->done;
-	*unit = p->unit;
+	*done = p->bar.done;
+	*unit = "extents";
 	return true;
 }

@@ -10,20 +10,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bar.h"
+
 struct progress;
 
 /* Report to out (borrowed), redrawing one line if terminal. */
 int progress_new(FILE *out, bool terminal, struct progress **progress);
 void progress_free(struct progress *p);
 
-/* done of total units ("extents") of what ("evacuating /dev/vdb"); total 0: unknown. */
-int progress_update(struct progress *p, const char *what, uint64_t done, uint64_t total,
-		    const char *unit);
+/* Where the job stands now (b and its strings borrowed); -ENOMEM. */
+int progress_update(struct progress *p, const struct bar *b);
 
 /* Show an update held back by the rate limit and end the bar's line. */
 void progress_end(struct progress *p);
 
-/* The last update's count and unit; false before the first. */
+/* The last update's count of extents and their unit, "extents"; false before the first. */
 bool progress_last(const struct progress *p, uint64_t *done, const char **unit);
 
 #endif

@@ -25,6 +25,7 @@ cli_run_fn runscmd_run;
 			"  failed       stopped by an error (see --json)\n"                  \
 			"  cancelled    stopped when its schedule's window closed\n"         \
 			"  interrupted  cut short when tierd stopped\n"                      \
+			"  aborted      stopped by 'tierctl job abort'\n"                   \
 			"\n"                                                                 \
 			"--json adds the policy, the extents planned and tierd's message on\n" \
 			"how a run ended.\n",                                                \

@@ -143,50 +143,6 @@ out:
 	return r;
 }
 
-/*
- * A tiering run's progress names the extent being copied and no unit; the
- * common handler in cli.c would show neither, so runs get their own.
- */
-static void tiercmd_on_run_progress(struct json_object *update, void *userdata)
-{
-	const char *what = member_string(update, "what"), *from = member_string(update, "from");
-	const char *to = member_string(update, "to");
-	uint64_t done = 0, total = 0, extent;
-	char text[160];
-
-	member_uint(update, "done", &done);
-	member_uint(update, "total", &total);
-	what = what ? what : "tiering run";
-	if (member_uint(update, "extent", &extent) == 0 && from && to)
-		snprintf(text, sizeof(text), "%s: extent %" PRIu64 " %s -> %s", what, extent, from, to);
-	else
-		snprintf(text, sizeof(text), "%s", what);
-	/* Out of memory only costs a progress line; the run goes on regardless. */
-	progress_update(userdata, text, done, total, "extents");
-}
-
-/* cli_call with tiercmd_on_run_progress; the same result and exit status. */
-static int tiercmd_call_run(struct cli *cli, const char *method, struct json_object *params,
-			    struct progress *progress, struct json_object **result)
-{
-	struct client_error error = { 0 };
-	int r = 0;
-
-	if (!params) {
-		progress_end(progress);
-		return cli_fail("%s", strerror(ENOMEM));
-	}
-	if (!cli->client)
-		r = client_open(client_socket_path(cli->socket), &cli->client, &error);
-	if (r >= 0)
-		r = client_call(cli->client, method, params, tiercmd_on_run_progress, progress,
-				result, &error);
-	progress_end(progress);
-	r = cli_call_failed(r, &error);
-	client_error_clear(&error);
-	return r;
-}
-
 /* "12 extents (48.0 MiB)" from KIND_extents and KIND_bytes of a plan. */
 static const char *tiercmd_plan_moves(struct json_object *plan, const char *kind,
 				      char buf[TIERVIEW_TEXT_MAX])
@@ -325,7 +281,7 @@ static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc,
 			goto out;
 		}
 	}
-	r = tiercmd_call_run(cli, cmd->method, params, progress, &result);
+	r = cli_call(cli, cmd->method, params, progress, &result);
 	if (r)
 		goto out;
 
@@ -355,6 +311,8 @@ static int tiercmd_now(struct cli *cli, const struct cli_command *cmd, int argc,
 	outcome = member_string(run, "result");
 	if (!r && wait && outcome && (!strcmp(outcome, "failed") || !strcmp(outcome, "partial")))
 		r = CLI_EXIT_FAILURE;
+	else if (!r && wait && outcome && !strcmp(outcome, "aborted"))
+		r = CLI_EXIT_ABORTED;
 out:
 	progress_free(progress);
 	json_object_put(result);

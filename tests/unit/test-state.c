@@ -252,6 +252,17 @@ static void test_tiering(void)
 	CHECK_UINT(runs[0].moved.demoted_bytes, 8192);
 	CHECK_UINT(runs[0].planned_extents, 9);
 	free(runs);
+	/* Migration 004: `tierctl job abort` ends a run with a word 003 did not allow. */
+	snprintf(run.result, sizeof(run.result), "aborted");
+	CHECK_OK(state_run_update(st, &run));
+	CHECK_OK(state_runs_list(st, p->id, 5, &runs, &nr));
+	CHECK_UINT(nr, 1);
+	CHECK_STR(runs[0].result, "aborted");
+	CHECK(runs[0].id == run.id);
+	free(runs);
+	snprintf(run.result, sizeof(run.result), "stopped");
+	CHECK_INT(state_run_update(st, &run), -EEXIST); /* CHECK constraint */
+	snprintf(run.result, sizeof(run.result), "running");
 	snprintf(run.trigger, sizeof(run.trigger), "whim");
 	CHECK_INT(state_run_insert(st, p->id, &run), -EEXIST);
 

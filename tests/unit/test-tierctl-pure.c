@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bar.h"
 #include "check.h"
 #include "fileplace.h"
 #include "ranges.h"
@@ -204,8 +205,47 @@ static void test_fileplace(void)
 	free(rows);
 }
 
+static void test_bar(void)
+{
+	struct bar b = { .what = "evacuating /dev/vdb", .done = 10, .total = 40,
+			 .done_bytes = 40 * MIB, .total_bytes = 160 * MIB, .rate = 2 * MIB,
+			 .eta = 60, .waiting = "" };
+	char buf[BAR_TEXT_MAX], small[24];
+
+	CHECK_STR(bar_format(&b, false, buf, sizeof(buf)),
+		  "40.0 MiB/160.0 MiB  10/40 extents  2.0 MiB/s  ETA 1m  evacuating /dev/vdb");
+	/* On a terminal the bar goes by bytes: a quarter of 30 cells. */
+	CHECK_STR(bar_format(&b, true, buf, sizeof(buf)),
+		  "[#######.......................]  40.0 MiB/160.0 MiB  10/40 extents  2.0 MiB/s"
+		  "  ETA 1m  evacuating /dev/vdb");
+	/* Half the bytes (a batch half copied) with the same extents done. */
+	b.done_bytes = 80 * MIB;
+	CHECK(strstr(bar_format(&b, true, buf, sizeof(buf)), "[###############...............]"));
+	/* Rate and time left not known yet; a wait named as a person reads it. */
+	b.rate = 0;
+	b.eta = -1;
+	b.waiting = "rate";
+	CHECK_STR(bar_format(&b, false, buf, sizeof(buf)),
+		  "80.0 MiB/160.0 MiB  10/40 extents  evacuating /dev/vdb (waiting: rate limit)");
+	b.waiting = "busy";
+	CHECK(strstr(bar_format(&b, false, buf, sizeof(buf)),
+		     "(waiting: I/O awareness: the volume is busy)"));
+	/* Done: no time left shown; no bytes known: extents only. */
+	b = (struct bar){ .what = "x", .done = 4, .total = 4, .eta = 0, .rate = 1024 };
+	CHECK_STR(bar_format(&b, false, buf, sizeof(buf)), "4/4 extents  1.0 KiB/s  x");
+	CHECK_STR(bar_format(&b, true, buf, sizeof(buf)),
+		  "[##############################]  4/4 extents  1.0 KiB/s  x");
+	/* Too small a buffer: cut, still a string. */
+	CHECK_STR(bar_format(&b, false, small, sizeof(small)), "4/4 extents  1.0 KiB/s ");
+	CHECK(bar_waiting_text(NULL) == NULL);
+	CHECK(bar_waiting_text("") == NULL);
+	CHECK_STR(bar_waiting_text("paused"), "paused");
+	CHECK_STR(bar_waiting_text("idle"), "I/O awareness: waiting for an idle volume");
+}
+
 int main(void)
 {
+	test_bar();
 	test_parse_duration();
 	test_format_duration();
 	test_iso();

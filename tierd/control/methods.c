@@ -9,6 +9,7 @@
 #include "array.h"
 #include "config.h"
 #include "job.h"
+#include "jobview.h"
 #include "locateview.h"
 #include "log.h"
 #include "poolview.h"
@@ -286,24 +287,20 @@ static void tier_attach_method(struct control_conn *conn, struct methods_ctx *m,
 }
 
 /* Long operations answer from the event loop: progress lines, then the pool. */
-static void job_progress(struct pool *p, const char *what, uint64_t done, uint64_t total,
-			 void *ctx)
+static void job_progress(struct pool *p, const struct job_report *now, void *ctx)
 {
-	json_object *o = json_object_new_object();
-
-	(void)p;
-	json_object_object_add(o, "what", json_object_new_string(what));
-	json_object_object_add(o, "done", json_object_new_uint64(done));
-	json_object_object_add(o, "total", json_object_new_uint64(total));
-	json_object_object_add(o, "unit", json_object_new_string("extents"));
-	control_progress(ctx, o);
+	control_progress(ctx, jobview_json(p, now, NULL));
 }
 
 static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
 		     void *ctx)
 {
-	if (r < 0) {
+	/* An abort asked for is no error of the pool's; err says what it left. */
+	if (r == -ECANCELED)
+		log_pool_info(pool_name(p), "%s", pool_error_sentence(p, err));
+	else if (r < 0)
 		log_pool_err(pool_name(p), "%s", pool_error_sentence(p, err));
+	if (r < 0) {
 		control_reply_error(ctx, -r, "%s", err);
 		return;
 	}
@@ -347,8 +344,11 @@ static void drop_done(struct pool *p, int r, const char *err, uint64_t zeroed, u
 		      void *ctx)
 {
 	(void)failed;
-	if (r < 0) {
+	if (r == -ECANCELED)
+		log_pool_info(pool_name(p), "%s", pool_error_sentence(p, err));
+	else if (r < 0)
 		log_pool_err(pool_name(p), "%s", pool_error_sentence(p, err));
+	if (r < 0) {
 		control_reply_error(ctx, -r, "%s", err);
 		return;
 	}
@@ -658,12 +658,8 @@ static void tier_now_notify(const struct tiering_progress *progress,
 {
 	struct control_conn *conn = ctx;
 
-	if (progress) {
-		json_object *o = tierview_progress_json(progress);
-
-		json_object_object_add(o, "unit", json_object_new_string("extents"));
-		control_progress(conn, o);
-	}
+	if (progress)
+		control_progress(conn, jobview_json(progress->pool, progress->job, NULL));
 	if (run_done)
 		reply_run(conn, run_done);
 }
@@ -883,6 +879,91 @@ static void pool_locate_method(struct control_conn *conn, struct methods_ctx *m,
 	control_reply(conn, rpc_reply_ok(o));
 }
 
+/* ---- jobs: follow or stop any pool's running job, from any client ---- */
+
+/* The pool params name, and the job it runs; NULL after the error reply. */
+static struct pool *take_busy_pool(struct control_conn *conn, struct methods_ctx *m,
+				   json_object *params, struct job_report *job)
+{
+	const char *name = NULL;
+	const struct rpc_param spec[] = { { "name", RPC_STRING, true, &name } };
+	struct pool *p;
+
+	if (take_params(conn, params, spec, ARRAY_SIZE(spec)) < 0)
+		return NULL;
+	p = find_pool(conn, m, name);
+	if (p && job_get_report(p, job) < 0) {
+		control_reply_error(conn, ENOENT, "pool %s runs no job", name);
+		return NULL;
+	}
+	return p;
+}
+
+static void reply_job(struct control_conn *conn, const struct pool *p, const struct job_report *j,
+		      const struct job_end *end)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "job", jobview_json(p, j, end));
+	control_reply(conn, rpc_reply_ok(o));
+}
+
+static void job_show_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
+{
+	struct job_report j;
+	struct pool *p = take_busy_pool(conn, m, params, &j);
+
+	if (p)
+		reply_job(conn, p, &j, NULL);
+}
+
+/* A job.wait or job.abort: progress lines (for job.wait), then the ended job as the reply. */
+static void job_follow(struct pool *p, const struct job_report *now, const struct job_end *end,
+		       void *ctx)
+{
+	if (end)
+		reply_job(ctx, p, now, end);
+	else
+		control_progress(ctx, jobview_json(p, now, NULL));
+}
+
+static void job_end_only(struct pool *p, const struct job_report *now, const struct job_end *end,
+			 void *ctx)
+{
+	if (end)
+		reply_job(ctx, p, now, end);
+}
+
+static void job_wait_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
+{
+	struct job_report j;
+	struct pool *p = take_busy_pool(conn, m, params, &j);
+
+	if (!p)
+		return;
+	if (job_watch(p, job_follow, conn) < 0) {
+		control_reply_error(conn, ENOMEM, "out of memory");
+		return;
+	}
+	/* Where the job stands now, so that the bar shows before the next batch. */
+	control_progress(conn, jobview_json(p, &j, NULL));
+}
+
+static void job_abort_method(struct control_conn *conn, struct methods_ctx *m,
+			     json_object *params)
+{
+	struct job_report j;
+	struct pool *p = take_busy_pool(conn, m, params, &j);
+
+	if (!p)
+		return;
+	if (job_abort(p, job_end_only, conn) < 0) {
+		control_reply_error(conn, ENOMEM, "out of memory");
+		return;
+	}
+	log_info("pool %s: %s: abort requested", pool_name(p), j.what);
+}
+
 static const struct method methods[] = {
 	{ "daemon.version", 0, daemon_version },
 	{ "pool.create", 1, pool_create_method },
@@ -910,6 +991,9 @@ static const struct method methods[] = {
 	{ "pool.stats", 0, pool_stats_method },
 	{ "pool.advise", 0, pool_advise_method },
 	{ "pool.locate", 0, pool_locate_method },
+	{ "job.show", 0, job_show_method },
+	{ "job.wait", 0, job_wait_method },
+	{ "job.abort", 1, job_abort_method },
 };
 
 /* What a client (or a test checking every mutating method) can call. */

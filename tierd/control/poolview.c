@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "jobview.h"
 #include "metadata.h"
 #include "rpc.h"
 
@@ -125,33 +126,8 @@ static json_object *heat_status_json(const struct pool_heat_report *h)
 json_object *poolview_job_json(const struct pool *p)
 {
 	struct job_report j;
-	json_object *o, *batch;
 
-	if (job_get_report(p, &j) < 0)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "what", json_object_new_string(j.what));
-	add_u64(o, "done_extents", j.done);
-	add_u64(o, "total_extents", j.total);
-	add_u64(o, "moved_extents", j.moved);
-	add_u64(o, "failed_extents", j.failed);
-	json_object_object_add(o, "paused", json_object_new_boolean(j.paused));
-	json_object_object_add(o, "waiting", j.waiting[0] ? json_object_new_string(j.waiting) : NULL);
-	batch = json_object_new_array();
-	for (size_t i = 0; i < j.nr_batch; i++) {
-		const struct job_report_move *m = &j.batch[i];
-		json_object *mo = json_object_new_object();
-
-		add_u64(mo, "extent", m->le);
-		json_object_object_add(mo, "from", json_object_new_string(
-			m->from < 0 ? "?" : metadata_tier_name((enum metadata_tier)m->from)));
-		json_object_object_add(mo, "to", json_object_new_string(metadata_tier_name(m->to)));
-		json_object_array_add(batch, mo);
-	}
-	json_object_object_add(o, "batch", batch);
-	add_u64(o, "batch_copied_regions", j.batch_regions_copied);
-	add_u64(o, "batch_regions", j.batch_regions);
-	return o;
+	return job_get_report(p, &j) < 0 ? NULL : jobview_json(p, &j, NULL);
 }
 
 json_object *poolview_pool_json(const struct pool *p)

@@ -4,6 +4,7 @@
 
 #include <time.h>
 
+#include "isotime.h"
 #include "metadata.h"
 #include "poolview.h"
 #include "rpc.h"
@@ -27,14 +28,7 @@ static void add_string_or_null(json_object *o, const char *key, const char *s)
 /* ISO 8601 in UTC, or JSON null for 0 (never). */
 static json_object *time_json(int64_t t)
 {
-	char buf[32];
-	struct tm tm;
-	time_t tt = (time_t)t;
-
-	if (t <= 0 || !gmtime_r(&tt, &tm))
-		return NULL;
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_object_new_string(buf);
+	return isotime_json(t);
 }
 
 /* The share of all, null without any. */
@@ -166,21 +160,6 @@ json_object *tierview_runs_json(const struct tiering_runs_report *r)
 	for (size_t i = 0; i < r->nr; i++)
 		json_object_array_add(a, tierview_run_json(&r->runs[i]));
 	return a;
-}
-
-json_object *tierview_progress_json(const struct tiering_progress *pr)
-{
-	json_object *o = json_object_new_object();
-
-	add_string(o, "what", pr->what);
-	add_u64(o, "done", pr->done);
-	add_u64(o, "total", pr->total);
-	if (pr->has_move) {
-		add_u64(o, "extent", pr->extent);
-		add_string(o, "from", tier_name(!pr->to_ssd));
-		add_string(o, "to", tier_name(pr->to_ssd));
-	}
-	return o;
 }
 
 static uint64_t ios(const struct state_tier_io *io)

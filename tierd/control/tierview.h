@@ -23,8 +23,6 @@ json_object *tierview_plan_json(const struct tiering_plan_report *r);
 json_object *tierview_run_json(const struct state_run *run);
 /* The runs array of runs.list. */
 json_object *tierview_runs_json(const struct tiering_runs_report *r);
-/* A progress line of a run, without its unit. */
-json_object *tierview_progress_json(const struct tiering_progress *pr);
 /* The result of pool.stats; the tiers are p's. */
 json_object *tierview_stats_json(const struct pool *p, const struct tiering_stats_report *r);
 

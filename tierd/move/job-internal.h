@@ -10,6 +10,7 @@
 #include "batch.h"
 #include "devload.h"
 #include "job.h"
+#include "jobrate.h"
 #include "migrate.h"
 #include "pool-internal.h"
 #include "ucopy.h"
@@ -32,8 +33,20 @@
 /* A drop zeroes for at most this long before the loop serves others. */
 #define JOB_DROP_SLICE_NS (100 * 1000 * 1000ull)
 
+/* A client following the job (job_watch). */
+struct job_watcher {
+	struct job_watcher *next;
+	job_watch_fn fn;
+	void *ctx;
+};
+
 struct pool_job {
 	struct pool *p;
+	enum job_kind kind;
+	int64_t started_at;
+	struct jobrate rate;
+	int aborting; /* job_abort: no batch starts any more */
+	struct job_watcher *watchers;
 	struct ev_loop *loop;
 	ev_timer kick; /* starts batches from the loop, so done never runs inside start */
 	/* The batch rule's own (lib/batch.h): waiting, or started (moved, failed or in place). */

@@ -13,18 +13,121 @@
 #include "devload.h"
 #include "dmctl.h"
 #include "job-internal.h"
+#include "jobrate.h"
 #include "log.h"
 #include "migrate.h"
 #include "pool-internal.h"
 #include "size.h"
 #include "ucopy.h"
 
+static const char *const result_names[JOB_RESULT_NR] = {
+	[JOB_DONE] = "done",
+	[JOB_PARTIAL] = "partial",
+	[JOB_FAILED] = "failed",
+	[JOB_CANCELLED] = "cancelled",
+	[JOB_ABORTED] = "aborted",
+};
+
+static const char *const kind_names[JOB_KIND_NR] = {
+	[JOB_KIND_RUN] = "tiering-run",
+	[JOB_KIND_DETACH] = "detach",
+	[JOB_KIND_MOVE] = "extent-move",
+	[JOB_KIND_DROP] = "drop-missing",
+};
+
+enum job_result job_result_of(int r, uint64_t failed)
+{
+	switch (r) {
+	case 0:
+		return failed ? JOB_PARTIAL : JOB_DONE;
+	case -ENOSPC:
+		return JOB_PARTIAL;
+	case -ETIME:
+		return JOB_CANCELLED;
+	case -ECANCELED:
+		return JOB_ABORTED;
+	default:
+		return JOB_FAILED;
+	}
+}
+
+const char *job_result_name(enum job_result result)
+{
+	return (unsigned)result < JOB_RESULT_NR ? result_names[result] : "?";
+}
+
+const char *job_kind_name(enum job_kind kind)
+{
+	return (unsigned)kind < JOB_KIND_NR ? kind_names[kind] : "?";
+}
+
+static void job_fill_report(const struct pool_job *job, struct job_report *out)
+{
+	const struct pool *p = job->p;
+	uint64_t es = p->sp.meta.extent_size, in_flight = job->nr_items;
+
+	*out = (struct job_report){
+		.kind = job->kind, .what = job->what, .done = job->started - in_flight,
+		.total = job->nr, .moved = job->moved, .failed = job->failed,
+		.total_bytes = job->nr * es, .started_at = job->started_at, .limits = job->limits,
+		.paused = job->paused, .aborting = job->aborting, .waiting = job->waiting,
+	};
+	for (size_t i = 0; i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		struct extmap_loc src = extmap_get(&p->sp.map, it->le);
+
+		out->batch[out->nr_batch++] = (struct job_report_move){
+			.le = it->le,
+			.from = src.dev < p->sp.meta.nr_devs ? (int)p->sp.meta.devs[src.dev].tier : -1,
+			.to = p->sp.meta.devs[it->dev].tier,
+		};
+	}
+	if (job->batch)
+		migrate_batch_progress(job->batch, &out->batch_regions_copied, &out->batch_regions);
+	out->done_bytes = out->done * es;
+	if (out->batch_regions)
+		out->done_bytes += (uint64_t)((double)(in_flight * es) *
+					      (double)out->batch_regions_copied /
+					      (double)out->batch_regions);
+	out->rate = jobrate_rate(&job->rate, clock_now_ns(), out->done_bytes);
+	out->eta = job->paused ? -1 : jobrate_eta(out->rate, out->done_bytes, out->total_bytes);
+}
+
+/* The job's progress to whoever follows it: the client that started it, then the watchers. */
+static void job_notify(struct pool_job *job)
+{
+	struct job_report now;
+
+	job_fill_report(job, &now);
+	jobrate_sample(&job->rate, clock_now_ns(), now.done_bytes);
+	if (job->progress)
+		job->progress(job->p, &now, job->ctx);
+	for (struct job_watcher *w = job->watchers; w; w = w->next)
+		w->fn(job->p, &now, NULL, w->ctx);
+}
+
+/* Why an aborted job ended, naming what it leaves as it is. */
+static void job_abort_message(const struct pool_job *job, char *msg, size_t len)
+{
+	const struct pool *p = job->p;
+
+	snprintf(msg, len, "pool %s: %s aborted on request after %zu of %zu extents%s%s%s",
+		 p->sp.meta.name, job->what, job->started, job->nr,
+		 job->detach ? "; " : "", job->detach ? p->sp.paths[job->detach_dev] : "",
+		 job->detach ? " stays attached" : job->drop ? "; no device was dropped" : "");
+}
+
 static void job_finish(struct pool_job *job, int r, const char *err)
 {
 	struct pool *p = job->p;
+	struct job_watcher *watchers = job->watchers, *next;
 	char msg[POOL_ERR_MAX];
+	struct job_report last;
+	struct job_end end;
 
 	snprintf(msg, sizeof(msg), "%s", err ? err : "");
+	if (r == -ECANCELED)
+		job_abort_message(job, msg, sizeof(msg));
 	if (r == 0 && job->detach) {
 		if (job->failed)
 			r = errbuf_fail(-EIO, msg, sizeof(msg),
@@ -38,7 +141,11 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		if (r == 0)
 			r = pool_drop_commit(p, job->drop, msg, sizeof(msg));
 		pool_drop_free(p, job->drop);
+		job->drop = NULL;
 	}
+	job->waiting = "";
+	job_notify(job);
+	job_fill_report(job, &last);
 	ev_timer_stop(job->loop, &job->kick);
 	ev_io_stop(job->loop, &job->copy_watch);
 	ucopy_close(job->ucopy);
@@ -46,6 +153,12 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		pool_close_devices(p);
 	pool_set_job(p, NULL, NULL);
 	job->done(p, r, msg, job->moved, job->failed, job->ctx);
+	end = (struct job_end){ .result = job_result_of(r, job->failed), .r = r, .message = msg };
+	for (; watchers; watchers = next) {
+		next = watchers->next;
+		watchers->fn(p, &last, &end, watchers->ctx);
+		free(watchers);
+	}
 	free(job->moves);
 	free(job);
 }
@@ -131,7 +244,7 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 	if (job->limits.rate)
 		job->next_batch_ns = clock_now_ns() + (uint64_t)((double)bytes / (double)job->limits.rate * 1e9);
 	job->load_ok = devload_read(job->p->dm_major, job->p->dm_minor, &job->load) == 0;
-	job->progress(job->p, job->what, job->started, job->nr, job->ctx);
+	jobrate_sample(&job->rate, clock_now_ns(), (uint64_t)job->started * job->p->sp.meta.extent_size);
 	job_next(job);
 }
 
@@ -251,7 +364,7 @@ static void job_drop_next(struct pool_job *job)
 		if (clock_now_ns() - start >= JOB_DROP_SLICE_NS)
 			break;
 	}
-	job->progress(job->p, job->what, job->started, job->nr, job->ctx);
+	job_notify(job);
 	if (job->started < job->nr)
 		job_wait(job, "", 0.);
 	else
@@ -267,6 +380,10 @@ static void job_next(struct pool_job *job)
 	size_t n, max, left;
 	int r;
 
+	if (job->aborting) {
+		job_finish(job, -ECANCELED, NULL);
+		return;
+	}
 	if (job->drop) {
 		job_drop_next(job);
 		return;
@@ -311,7 +428,9 @@ static void job_next(struct pool_job *job)
 	if (r < 0) {
 		job->nr_items = 0;
 		job_finish(job, r, err);
+		return;
 	}
+	job_notify(job);
 }
 
 /* ---- moves without a volume: tierd copies with io_uring (ucopy.c) ---- */
@@ -323,26 +442,43 @@ static void job_kick(struct ev_loop *loop, ev_timer *w, int revents)
 	job_next(w->data);
 }
 
-static int job_start(struct pool *p, struct ev_loop *loop, struct batch_move *moves, size_t nr,
-		     const struct job_limits *limits, job_progress_fn progress,
-		     job_done_fn done, void *ctx, struct pool_job **out, char *err, size_t err_len)
+/* A job of kind on p, not started; NULL when out of memory. */
+static struct pool_job *job_new(struct pool *p, struct ev_loop *loop, enum job_kind kind,
+				job_progress_fn progress, job_done_fn done, void *ctx)
 {
 	struct pool_job *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return NULL;
+	job->p = p;
+	job->loop = loop;
+	job->kind = kind;
+	job->started_at = time(NULL);
+	jobrate_start(&job->rate, clock_now_ns());
+	job->waiting = "";
+	job->progress = progress;
+	job->done = done;
+	job->ctx = ctx;
+	ev_timer_init(&job->kick, job_kick, 0., 0.);
+	job->kick.data = job;
+	return job;
+}
+
+static int job_start(struct pool *p, struct ev_loop *loop, enum job_kind kind,
+		     struct batch_move *moves, size_t nr, const struct job_limits *limits,
+		     job_progress_fn progress, job_done_fn done, void *ctx, struct pool_job **out,
+		     char *err, size_t err_len)
+{
+	struct pool_job *job = job_new(p, loop, kind, progress, done, ctx);
 
 	if (!job) {
 		free(moves);
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
 	}
-	job->p = p;
-	job->loop = loop;
 	job->moves = moves;
 	job->nr = nr;
 	if (limits)
 		job->limits = *limits;
-	job->waiting = "";
-	job->progress = progress;
-	job->done = done;
-	job->ctx = ctx;
 	if (!p->active) {
 		int r = job_offline_prepare(p, job, err, err_len);
 
@@ -362,8 +498,6 @@ static int job_start(struct pool *p, struct ev_loop *loop, struct batch_move *mo
 		}
 	}
 	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
-	ev_timer_init(&job->kick, job_kick, 0., 0.);
-	job->kick.data = job;
 	ev_timer_start(loop, &job->kick);
 	pool_set_job(p, job, job->what);
 	*out = job;
@@ -409,7 +543,7 @@ int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_
 	r = extents_by_dev(p, first, count, to, false, to, &moves, &nr);
 	if (r < 0)
 		return errbuf_fail(r, err, err_len, "out of memory");
-	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job, err,
+	r = job_start(p, loop, JOB_KIND_MOVE, moves, nr, limits, progress, done, ctx, &job, err,
 		      err_len);
 	if (r < 0)
 		return r;
@@ -444,7 +578,7 @@ int job_move_list(struct pool *p, struct ev_loop *loop, const struct job_move_re
 		moves[i] = (struct batch_move){ .le = req[i].le,
 						   .dev = (uint16_t)(req[i].to_ssd ? ssd : 0) };
 	}
-	r = job_start(p, loop, moves, nr, limits, progress, done, ctx, &job, err,
+	r = job_start(p, loop, JOB_KIND_RUN, moves, nr, limits, progress, done, ctx, &job, err,
 		      err_len);
 	if (r < 0)
 		return r;
@@ -467,26 +601,45 @@ void job_pause(struct pool *p, bool paused)
 
 int job_get_report(const struct pool *p, struct job_report *out)
 {
-	const struct pool_job *job = p->job;
+	if (!p->job)
+		return -ENOENT;
+	job_fill_report(p->job, out);
+	return 0;
+}
+
+int job_watch(struct pool *p, job_watch_fn fn, void *ctx)
+{
+	struct pool_job *job = p->job;
+	struct job_watcher *w;
 
 	if (!job)
 		return -ENOENT;
-	*out = (struct job_report){
-		.what = job->what, .done = job->started, .total = job->nr, .moved = job->moved,
-		.failed = job->failed, .paused = job->paused, .waiting = job->waiting,
-	};
-	for (size_t i = 0; job->batch && i < job->nr_items; i++) {
-		const struct migrate_item *it = &job->items[i];
-		struct extmap_loc src = extmap_get(&p->sp.map, it->le);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fn = fn;
+	w->ctx = ctx;
+	w->next = job->watchers;
+	job->watchers = w;
+	return 0;
+}
 
-		out->batch[out->nr_batch++] = (struct job_report_move){
-			.le = it->le,
-			.from = src.dev < p->sp.meta.nr_devs ? (int)p->sp.meta.devs[src.dev].tier : -1,
-			.to = p->sp.meta.devs[it->dev].tier,
-		};
+int job_abort(struct pool *p, job_watch_fn fn, void *ctx)
+{
+	struct pool_job *job = p->job;
+	int r;
+
+	if (!job)
+		return -ENOENT;
+	if (fn) {
+		r = job_watch(p, fn, ctx);
+		if (r < 0)
+			return r;
 	}
-	if (job->batch)
-		migrate_batch_progress(job->batch, &out->batch_regions_copied, &out->batch_regions);
+	job->aborting = 1;
+	/* A job between batches stops now, from the loop; one in flight when its batch ends. */
+	if (!job->nr_items)
+		job_wait(job, "", 0.);
 	return 0;
 }
 
@@ -527,7 +680,7 @@ int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrin
 	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, 0, &moves, &nr);
 	if (r < 0)
 		return errbuf_fail(r, err, err_len, "out of memory");
-	r = job_start(p, loop, moves, nr, NULL, progress, done, ctx, &job, err,
+	r = job_start(p, loop, JOB_KIND_DETACH, moves, nr, NULL, progress, done, ctx, &job, err,
 		      err_len);
 	if (r < 0)
 		return r;
@@ -556,23 +709,15 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 	r = pool_drop_plan(p, &d, err, err_len);
 	if (r < 0)
 		return r;
-	job = calloc(1, sizeof(*job));
+	job = job_new(p, loop, JOB_KIND_DROP, progress, done, ctx);
 	if (!job) {
 		pool_drop_free(p, d);
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
 	}
-	job->p = p;
-	job->loop = loop;
 	job->drop = d;
 	job->nr = d->nr;
-	job->waiting = "";
-	job->progress = progress;
-	job->done = done;
-	job->ctx = ctx;
 	snprintf(job->what, sizeof(job->what),
 		 "zeroing %u extents to replace those lost with the missing device", d->nr);
-	ev_timer_init(&job->kick, job_kick, 0., 0.);
-	job->kick.data = job;
 	ev_timer_start(loop, &job->kick);
 	pool_set_job(p, job, job->what);
 	return 0;

@@ -18,9 +18,10 @@
 
 struct ev_loop;
 
-/* Progress of a running job: done of total extents. */
-typedef void (*job_progress_fn)(struct pool *p, const char *what, uint64_t done, uint64_t total,
-				void *ctx);
+struct job_report;
+
+/* Progress of a running job: as each batch starts, and as the job ends. */
+typedef void (*job_progress_fn)(struct pool *p, const struct job_report *now, void *ctx);
 /* The job ended: r is 0 or -errno with err set; moved/failed extents counted. */
 typedef void (*job_done_fn)(struct pool *p, int r, const char *err, uint64_t moved,
 			    uint64_t failed, void *ctx);
@@ -81,6 +82,55 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 /* A paused job finishes its batch, then waits; nothing when the pool is idle. */
 void job_pause(struct pool *p, bool paused);
 
+/* How a job ended (docs/migration.md, "Jobs"). */
+enum job_result {
+	JOB_DONE,
+	JOB_PARTIAL,   /* some extents failed or found no room; the rest moved */
+	JOB_FAILED,
+	JOB_CANCELLED, /* the tiering window closed */
+	JOB_ABORTED,   /* job_abort() */
+	JOB_RESULT_NR
+};
+
+/* The result of a done callback's r (-ECANCELED: aborted) and failed count. */
+enum job_result job_result_of(int r, uint64_t failed);
+/* "done", "partial", "failed", "cancelled", "aborted"; "?" out of range. */
+const char *job_result_name(enum job_result result);
+
+/* What a job is: the protocol's "kind" (docs/protocol.md, "The job object"). */
+enum job_kind { JOB_KIND_RUN, JOB_KIND_DETACH, JOB_KIND_MOVE, JOB_KIND_DROP, JOB_KIND_NR };
+/* "tiering-run", "detach", "extent-move", "drop-missing". */
+const char *job_kind_name(enum job_kind kind);
+
+struct job_end {
+	enum job_result result;
+	int r;               /* as the job's own done callback got it */
+	const char *message; /* "" when there is nothing to say */
+};
+
+/*
+ * A watcher's callback: end NULL for progress (as the job's own progress
+ * callback gets it), then once with end set, after the job's own done
+ * callback ran and the pool took its next job; now is the job's last report.
+ */
+typedef void (*job_watch_fn)(struct pool *p, const struct job_report *now,
+			     const struct job_end *end, void *ctx);
+
+/*
+ * Follow the pool's running job, from any client: fn is called as above
+ * until the end. -ENOENT when it runs none, -ENOMEM.
+ */
+int job_watch(struct pool *p, job_watch_fn fn, void *ctx);
+
+/*
+ * Stop the pool's running job at the next batch boundary: the batch in
+ * flight commits, no other starts, and the job ends with -ECANCELED (its
+ * result JOB_ABORTED); fn (may be NULL) watches it to that end as
+ * job_watch() does. What moved stays moved; a detach leaves the SSD
+ * attached, a drop drops nothing. -ENOENT when the pool runs no job, -ENOMEM.
+ */
+int job_abort(struct pool *p, job_watch_fn fn, void *ctx);
+
 /* Extents per table swap: more copy at once, but a longer commit while suspended. */
 #define JOB_BATCH 16
 
@@ -91,9 +141,17 @@ struct job_report_move {
 };
 
 struct job_report {
+	enum job_kind kind;
 	const char *what;
+	/* Extents: done (moved, failed or already in place) of total. */
 	uint64_t done, total, moved, failed;
-	bool paused;
+	/* Bytes of the same, the batch in flight counted by how far its copy got. */
+	uint64_t done_bytes, total_bytes;
+	double rate;              /* bytes per second over about the last minute; 0: not known */
+	int64_t eta;              /* seconds left at that rate; -1: not known (no rate, paused) */
+	int64_t started_at;       /* unix seconds */
+	struct job_limits limits;
+	bool paused, aborting;
 	/* Why no batch runs now: "" (one does or will), "paused", "rate", "busy", "idle". */
 	const char *waiting;
 	size_t nr_batch;          /* the batch in flight */

@@ -30,6 +30,7 @@ static const char *const result_names[TIERING_RESULT_NR] = {
 	[TIERING_FAILED] = "failed",
 	[TIERING_CANCELLED] = "cancelled",
 	[TIERING_INTERRUPTED] = "interrupted",
+	[TIERING_ABORTED] = "aborted",
 };
 
 const char *tiering_trigger_name(enum tiering_trigger t)
@@ -240,24 +241,23 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 		notify(NULL, run, ctx);
 }
 
-static void tiering_progress(struct pool *p, const char *what, uint64_t done, uint64_t total,
-			     void *ctx)
+static void tiering_progress(struct pool *p, const struct job_report *now, void *ctx)
 {
 	struct tiering_pool *tp = ctx;
-	struct tiering_progress pr = { .what = what, .done = done, .total = total };
+	struct tiering_progress pr = { .pool = p, .job = now };
 
-	(void)p;
-	if (!tp->notify)
-		return;
-	if (done > 0 && done <= tp->nr_moves) {
-		const struct job_move_req *m = &tp->moves[done - 1];
-
-		pr.has_move = true;
-		pr.extent = m->le;
-		pr.to_ssd = m->to_ssd;
-	}
-	tp->notify(&pr, NULL, tp->notify_ctx);
+	if (tp->notify)
+		tp->notify(&pr, NULL, tp->notify_ctx);
 }
+
+/* The job engine's results are the run's, but for the state's own words. */
+static const enum tiering_result run_results[JOB_RESULT_NR] = {
+	[JOB_DONE] = TIERING_DONE,
+	[JOB_PARTIAL] = TIERING_PARTIAL,
+	[JOB_FAILED] = TIERING_FAILED,
+	[JOB_CANCELLED] = TIERING_CANCELLED,
+	[JOB_ABORTED] = TIERING_ABORTED,
+};
 
 static void tiering_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
 			 void *ctx)
@@ -266,16 +266,9 @@ static void tiering_done(struct pool *p, int r, const char *err, uint64_t moved,
 
 	(void)p;
 	(void)moved;
-	if (r == 0)
-		tiering_run_end(tp, failed ? TIERING_PARTIAL : TIERING_DONE,
-				failed ? "some extents could not move (device errors, see the log)" :
-					 NULL);
-	else if (r == -ETIME || r == -ECANCELED)
-		tiering_run_end(tp, TIERING_CANCELLED, err);
-	else if (r == -ENOSPC)
-		tiering_run_end(tp, TIERING_PARTIAL, err);
-	else
-		tiering_run_end(tp, TIERING_FAILED, err);
+	if (r == 0 && failed)
+		err = "some extents could not move (device errors, see the log)";
+	tiering_run_end(tp, run_results[job_result_of(r, failed)], r == 0 && !failed ? NULL : err);
 }
 
 int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger trigger,

@@ -41,6 +41,7 @@ enum tiering_result {
 	TIERING_FAILED,
 	TIERING_CANCELLED,
 	TIERING_INTERRUPTED,
+	TIERING_ABORTED,
 	TIERING_RESULT_NR
 };
 
@@ -54,13 +55,10 @@ int tiering_result_parse(const char *s, enum tiering_result *out);
  * with the live counters while it runs.
  */
 
-/* Progress of a run: done of total moves, and the move that just finished. */
+/* Progress of a run: its job as the job engine reports it (job.h). */
 struct tiering_progress {
-	const char *what;
-	uint64_t done, total;
-	bool has_move; /* done counts moves of the run: extent and to_ssd say the last */
-	uint32_t extent;
-	bool to_ssd;
+	const struct pool *pool;
+	const struct job_report *job;
 };
 
 /* What a run reports to the client that started it with --wait: progress, or the finished run. */

@@ -106,7 +106,7 @@ before=$(batches)
 ssd_delay 100
 "$TIERCTL" tier now tank --wait >/tmp/run.out 2>&1 &
 runner=$!
-# tierd's report of the job: how many moves it started (which batch is
+# tierd's report of the job: how many moves are done (which batch is
 # running) and what the batch copies, e.g. "12 hdd->ssd 4 ssd->hdd", or
 # nothing between batches. Asked first, so that the member fails right after
 # it: under a loaded host each program run here can take most of a second.
