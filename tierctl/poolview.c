@@ -230,6 +230,23 @@ static int poolview_print_lost(FILE *out, struct json_object *pool)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The running job in a line, pointing at the command that tells more. */
+static int poolview_print_job(FILE *out, struct json_object *pool)
+{
+	struct json_object *job = member_get(pool, "job");
+	char done[SIZE_FORMAT_MAX], total[SIZE_FORMAT_MAX];
+	uint64_t db = 0, tb = 0;
+
+	if (!json_object_is_type(job, json_type_object))
+		return 0;
+	member_uint(job, "done_bytes", &db);
+	member_uint(job, "total_bytes", &tb);
+	fprintf(out, "\nRunning: %s, %s of %s done; 'tierctl job show %s' for more\n",
+		poolview_string(job, "what"), size_format(db, done, sizeof(done)),
+		size_format(tb, total, sizeof(total)), poolview_string(pool, "name"));
+	return ferror(out) ? -EIO : 0;
+}
+
 int poolview_print_show(FILE *out, struct json_object *pool)
 {
 	static const struct table_column columns[] = {
@@ -270,6 +287,8 @@ int poolview_print_show(FILE *out, struct json_object *pool)
 	if (r < 0)
 		return r;
 	r = poolview_print_lost(out, pool);
+	if (r == 0)
+		r = poolview_print_job(out, pool);
 	if (r < 0)
 		return r;
 	pins = member_get(pool, "pins");

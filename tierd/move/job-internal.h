@@ -46,6 +46,7 @@ struct pool_job {
 	int64_t started_at;
 	struct jobrate rate;
 	int aborting; /* job_abort: no batch starts any more */
+	int ending;   /* job_finish: its last report has no time left */
 	struct job_watcher *watchers;
 	struct ev_loop *loop;
 	ev_timer kick; /* starts batches from the loop, so done never runs inside start */

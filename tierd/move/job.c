@@ -90,7 +90,8 @@ static void job_fill_report(const struct pool_job *job, struct job_report *out)
 					      (double)out->batch_regions_copied /
 					      (double)out->batch_regions);
 	out->rate = jobrate_rate(&job->rate, clock_now_ns(), out->done_bytes);
-	out->eta = job->paused ? -1 : jobrate_eta(out->rate, out->done_bytes, out->total_bytes);
+	out->eta = job->paused || job->ending ? -1 :
+					       jobrate_eta(out->rate, out->done_bytes, out->total_bytes);
 }
 
 /* The job's progress to whoever follows it: the client that started it, then the watchers. */
@@ -144,6 +145,7 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		job->drop = NULL;
 	}
 	job->waiting = "";
+	job->ending = 1;
 	job_notify(job);
 	job_fill_report(job, &last);
 	ev_timer_stop(job->loop, &job->kick);
