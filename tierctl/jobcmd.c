@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jobcmd.h"
-#include "bar.h"
-#include "member.h"
-#include "progress.h"
-#include "size.h"
-#include "timefmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "array.h"
+#include "bar.h"
+#include "member.h"
+#include "progress.h"
+#include "size.h"
+#include "table.h"
+#include "tierview.h"
+#include "timefmt.h"
 
 /* The "job" member of a reply, or NULL when the reply has none. */
 static struct json_object *jobcmd_job(struct json_object *result)
@@ -30,6 +33,12 @@ static uint64_t jobcmd_uint(struct json_object *job, const char *key)
 	return v;
 }
 
+/* done of total in whole percent, 100 when there is nothing to do. */
+static unsigned jobcmd_percent(uint64_t done, uint64_t total)
+{
+	return total ? (unsigned)(100.0 * (double)(done < total ? done : total) / (double)total) : 100u;
+}
+
 /* "48.0 MiB of 160.0 MiB (30%), 12 of 40 extents" */
 static void jobcmd_amount(struct json_object *job, char *buf, size_t len)
 {
@@ -38,58 +47,78 @@ static void jobcmd_amount(struct json_object *job, char *buf, size_t len)
 
 	snprintf(buf, len, "%s of %s (%u%%), %" PRIu64 " of %" PRIu64 " extents",
 		 size_format(db, done, sizeof(done)), size_format(tb, total, sizeof(total)),
-		 tb ? (unsigned)(100.0 * (double)(db < tb ? db : tb) / (double)tb) : 100u,
-		 jobcmd_uint(job, "done_extents"), jobcmd_uint(job, "total_extents"));
+		 jobcmd_percent(db, tb), jobcmd_uint(job, "done_extents"),
+		 jobcmd_uint(job, "total_extents"));
 }
 
 static int jobcmd_print_show(FILE *out, struct json_object *job)
 {
-	const char *started = member_string(job, "started_at"), *from = member_string(job, "from");
-	const char *to = member_string(job, "to"), *io;
+	static const struct table_column columns[] = {
+		{ "Pool", "pool", TABLE_STRING },
+		{ "Job", "what", TABLE_STRING },
+		{ "Kind", "kind", TABLE_STRING },
+		{ "Started", "started_at", TABLE_STRING },
+		{ "Elapsed", "elapsed_seconds", TABLE_STRING },
+		{ "Done", "done_bytes", TABLE_BYTES },
+		{ "Total", "total_bytes", TABLE_BYTES },
+		{ "Extents", "done_extents", TABLE_STRING },
+		{ "Moved", "moved_extents", TABLE_UINT },
+		{ "Failed", "failed_extents", TABLE_UINT },
+		{ "Rate", "rate_bytes_per_second", TABLE_STRING },
+		{ "Time left", "eta_seconds", TABLE_STRING },
+		{ "Copying", "batch", TABLE_STRING },
+		{ "Waiting for", "waiting", TABLE_STRING },
+		{ "Rate limit", "rate_limit", TABLE_STRING },
+		{ "I/O awareness", "io_awareness", TABLE_STRING },
+		{ "Window ends", "window_ends_at", TABLE_STRING },
+	};
+	const char *from = member_string(job, "from"), *to = member_string(job, "to");
 	const char *wait = bar_waiting_text(member_string(job, "waiting"));
 	struct json_object *limits = member_get(job, "limits");
-	char amount[160], when[TIMEFMT_MAX], dur[TIMEFMT_MAX], size[SIZE_FORMAT_MAX];
-	uint64_t rate = jobcmd_uint(job, "rate_bytes_per_second"), eta, extent, cap;
-	time_t t;
+	char extents[64], when[TIERVIEW_TEXT_MAX], ends[TIERVIEW_TEXT_MAX], dur[TIMEFMT_MAX];
+	char eta_text[TIMEFMT_MAX], rate[SIZE_FORMAT_MAX + 2], cap[SIZE_FORMAT_MAX + 2];
+	char size[SIZE_FORMAT_MAX], copying[160];
+	uint64_t v, extent;
+	struct table *t;
+	int r;
 
-	jobcmd_amount(job, amount, sizeof(amount));
-	fprintf(out, "Pool:        %s\n", member_string(job, "pool") ? member_string(job, "pool") : "?");
-	fprintf(out, "Job:         %s (%s)\n", member_string(job, "what") ? member_string(job, "what") : "?",
-		member_string(job, "kind") ? member_string(job, "kind") : "?");
-	if (started && timefmt_parse_iso(started, &t) == 0)
-		fprintf(out, "Started:     %s, %s ago\n", timefmt_local(t, when, sizeof(when)),
-			timefmt_duration(jobcmd_uint(job, "elapsed_seconds"), dur, sizeof(dur)));
-	fprintf(out, "Done:        %s\n", amount);
-	fprintf(out, "Moved:       %" PRIu64 " extents, %" PRIu64 " failed\n",
-		jobcmd_uint(job, "moved_extents"), jobcmd_uint(job, "failed_extents"));
-	if (rate)
-		fprintf(out, "Rate:        %s/s\n", size_format(rate, size, sizeof(size)));
-	else
-		fprintf(out, "Rate:        not known yet\n");
-	if (member_uint(job, "eta_seconds", &eta) == 0)
-		fprintf(out, "Time left:   %s\n", timefmt_duration(eta, dur, sizeof(dur)));
-	else
-		fprintf(out, "Time left:   not known\n");
+	r = table_new(columns, ARRAY_SIZE(columns), &t);
+	if (r < 0)
+		return r;
+	table_add_members(t, job, 3);
+	table_add_string(t, tierview_time(job, "started_at", when));
+	table_add_string(t, timefmt_duration(jobcmd_uint(job, "elapsed_seconds"), dur, sizeof(dur)));
+	table_add_members(t, job, 2);
+	snprintf(extents, sizeof(extents), "%" PRIu64 " of %" PRIu64 " (%u%%)",
+		 jobcmd_uint(job, "done_extents"), jobcmd_uint(job, "total_extents"),
+		 jobcmd_percent(jobcmd_uint(job, "done_extents"), jobcmd_uint(job, "total_extents")));
+	table_add_string(t, extents);
+	table_add_members(t, job, 2);
+	v = jobcmd_uint(job, "rate_bytes_per_second");
+	snprintf(rate, sizeof(rate), "%s/s", size_format(v, size, sizeof(size)));
+	table_add_string(t, v ? rate : "not known yet");
+	table_add_string(t, member_uint(job, "eta_seconds", &v) == 0 ?
+			    timefmt_duration(v, eta_text, sizeof(eta_text)) : "not known");
 	if (member_uint(job, "extent", &extent) == 0 && from && to)
-		fprintf(out, "Copying:     extent %" PRIu64 " %s -> %s, %" PRIu64 " in the batch,"
-			" %" PRIu64 " of %" PRIu64 " regions copied\n", extent, from, to,
-			(uint64_t)json_object_array_length(member_get(job, "batch")),
-			jobcmd_uint(job, "batch_regions_copied"), jobcmd_uint(job, "batch_regions"));
+		snprintf(copying, sizeof(copying), "extent %" PRIu64 " %s -> %s, %zu in the batch,"
+			 " %" PRIu64 " of %" PRIu64 " regions copied", extent, from, to,
+			 json_object_array_length(member_get(job, "batch")),
+			 jobcmd_uint(job, "batch_copied_regions"), jobcmd_uint(job, "batch_regions"));
 	else
-		fprintf(out, "Copying:     nothing now\n");
-	fprintf(out, "Waiting for: %s\n", wait ? wait : member_bool(job, "aborting") ?
-		"the batch in flight, then it stops (aborting)" : "nothing");
-	io = member_string(limits, "io_awareness");
-	if (member_uint(limits, "rate_bytes_per_second", &cap) == 0)
-		snprintf(size, sizeof(size), "%s/s", size_format(cap, dur, sizeof(dur)));
+		snprintf(copying, sizeof(copying), "nothing now");
+	table_add_string(t, copying);
+	table_add_string(t, wait ? wait : member_bool(job, "aborting") ?
+			    "the batch in flight, then it stops (aborting)" : "nothing");
+	if (member_uint(limits, "rate_bytes_per_second", &v) == 0)
+		snprintf(cap, sizeof(cap), "%s/s", size_format(v, size, sizeof(size)));
 	else
-		snprintf(size, sizeof(size), "none");
-	fprintf(out, "Limits:      rate %s, I/O awareness %s", size, io ? io : "?");
-	started = member_string(limits, "window_ends_at");
-	if (started && timefmt_parse_iso(started, &t) == 0)
-		fprintf(out, ", window ends %s", timefmt_local(t, when, sizeof(when)));
-	fputc('\n', out);
-	return ferror(out) ? -EIO : 0;
+		snprintf(cap, sizeof(cap), "none");
+	table_add_string(t, cap);
+	table_add_json(t, member_get(limits, "io_awareness"));
+	table_add_string(t, tierview_time(limits, "window_ends_at", ends));
+	r = table_print_fields(t, out);
+	table_free(t);
+	return r;
 }
 
 /* "Pool tank: tiering run 12 aborted after 1m20s: 48.0 MiB of 160.0 MiB (30%), 12 of 40 extents." */
@@ -176,6 +205,7 @@ static const struct cli_command jobcmd_commands[] = {
 			    "  tierctl job show tank --json\n",
 		.run = jobcmd_run,
 		.method = "job.show",
+		.tables = true,
 	},
 	{
 		.name = "job wait",

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* isotime: the protocol's one form of a point in time (docs/protocol.md, "Sizes and times"). */
+/*
+ * isotime: the protocol's one form of a point in time, for every reply
+ * (docs/protocol.md, "Names, units and numbers").
+ */
 #ifndef TIERD_ISOTIME_H
 #define TIERD_ISOTIME_H
 

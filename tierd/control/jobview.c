@@ -80,7 +80,7 @@ json_object *jobview_json(const struct pool *p, const struct job_report *j,
 	json_object_object_add(o, "to", j->nr_batch ?
 				  json_object_new_string(tier_of((int)j->batch[0].to)) : NULL);
 	json_object_object_add(o, "batch", batch_json(j));
-	add_u64(o, "batch_regions_copied", j->batch_regions_copied);
+	add_u64(o, "batch_copied_regions", j->batch_regions_copied);
 	add_u64(o, "batch_regions", j->batch_regions);
 	json_object_object_add(o, "result", json_object_new_string(end ? job_result_name(end->result) :
 									"running"));

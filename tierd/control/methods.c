@@ -902,10 +902,7 @@ static struct pool *take_busy_pool(struct control_conn *conn, struct methods_ctx
 static void reply_job(struct control_conn *conn, const struct pool *p, const struct job_report *j,
 		      const struct job_end *end)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "job", jobview_json(p, j, end));
-	control_reply(conn, rpc_reply_ok(o));
+	control_reply(conn, rpc_reply_ok(rpc_result("job", jobview_json(p, j, end))));
 }
 
 static void job_show_method(struct control_conn *conn, struct methods_ctx *m, json_object *params)
@@ -961,7 +958,7 @@ static void job_abort_method(struct control_conn *conn, struct methods_ctx *m,
 		control_reply_error(conn, ENOMEM, "out of memory");
 		return;
 	}
-	log_info("pool %s: %s: abort requested", pool_name(p), j.what);
+	log_pool_info(pool_name(p), "%s: abort requested", j.what);
 }
 
 static const struct method methods[] = {

@@ -2,8 +2,6 @@
 /* tierview: the protocol's JSON of the tiering reports (docs/protocol.md). */
 #include "tierview.h"
 
-#include <time.h>
-
 #include "isotime.h"
 #include "metadata.h"
 #include "poolview.h"
@@ -23,12 +21,6 @@ static void add_string(json_object *o, const char *key, const char *s)
 static void add_string_or_null(json_object *o, const char *key, const char *s)
 {
 	json_object_object_add(o, key, s[0] ? json_object_new_string(s) : NULL);
-}
-
-/* ISO 8601 in UTC, or JSON null for 0 (never). */
-static json_object *time_json(int64_t t)
-{
-	return isotime_json(t);
 }
 
 /* The share of all, null without any. */
@@ -80,7 +72,7 @@ json_object *tierview_schedule_json(const struct tiering_schedule_report *r)
 	add_string(o, "policy", r->policy);
 	json_object_object_add(o, "paused", json_object_new_boolean(r->paused));
 	json_object_object_add(o, "running", json_object_new_boolean(r->running));
-	json_object_object_add(o, "next_run_at", time_json(r->next_run));
+	json_object_object_add(o, "next_run_at", isotime_json(r->next_run));
 	return o;
 }
 
@@ -135,8 +127,8 @@ json_object *tierview_run_json(const struct state_run *run)
 	json_object_object_add(o, "id", json_object_new_int64(run->id));
 	add_string(o, "trigger", run->trigger);
 	add_string(o, "policy", run->policy);
-	json_object_object_add(o, "started_at", time_json(run->started));
-	json_object_object_add(o, "ended_at", time_json(run->finished));
+	json_object_object_add(o, "started_at", isotime_json(run->started));
+	json_object_object_add(o, "ended_at", isotime_json(run->finished));
 	/* Null while the run goes on: the time so far is not its duration. */
 	json_object_object_add(o, "duration_seconds", run->started > 0 && run->finished > 0 ?
 			       json_object_new_int64(run->finished > run->started ?
@@ -177,7 +169,7 @@ static json_object *interval_json(const struct state_interval *h, uint32_t secon
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "started_at", time_json(h->start));
+	json_object_object_add(o, "started_at", isotime_json(h->start));
 	add_u64(o, "duration_seconds", seconds);
 	add_u64(o, "reads", h->io[0].reads + h->io[1].reads);
 	add_u64(o, "writes", h->io[0].writes + h->io[1].writes);
@@ -212,7 +204,7 @@ json_object *tierview_stats_json(const struct pool *p, const struct tiering_stat
 			       r->has_last_run ? tierview_run_json(&r->last_run) : NULL);
 	sched = json_object_new_object();
 	add_string(sched, "spec", r->schedule.spec);
-	json_object_object_add(sched, "next_run_at", time_json(r->schedule.next_run));
+	json_object_object_add(sched, "next_run_at", isotime_json(r->schedule.next_run));
 	json_object_object_add(o, "schedule", sched);
 	if (r->nr_history) {
 		json_object *a = json_object_new_array();

@@ -101,7 +101,8 @@ static const struct metrics_def collector_defs[C_NR] = {
 			 " none is due." },
 	[C_JOB_DONE] = { "tierd_job_done_bytes", METRICS_GAUGE,
 			 "Bytes the pool's running job (a run, an extent move, a detach) has"
-			 " moved or started moving; no sample while it runs none." },
+			 " done, the batch in flight by how far its copy got; no sample while it"
+			 " runs none." },
 	[C_JOB_TOTAL] = { "tierd_job_total_bytes", METRICS_GAUGE,
 			  "Bytes the pool's running job moves in all; no sample while it runs"
 			  " none." },
@@ -235,15 +236,16 @@ static int collect_schedule(struct collector_pass *pass, struct pool *p,
 	return 0;
 }
 
-static void collect_job(struct collector_pass *pass, struct pool *p, uint64_t extent_size)
+static void collect_job(struct collector_pass *pass, struct pool *p)
 {
 	struct metrics_label l[1] = { { "pool", pool_name(p) } };
 	struct job_report job;
 
 	if (job_get_report(p, &job) < 0)
 		return;
-	metrics_add(pass->m, C_JOB_DONE, l, 1, job.done * extent_size);
-	metrics_add(pass->m, C_JOB_TOTAL, l, 1, job.total * extent_size);
+	/* The job object's own bytes (control/jobview.c), so that both tell one story. */
+	metrics_add(pass->m, C_JOB_DONE, l, 1, job.done_bytes);
+	metrics_add(pass->m, C_JOB_TOTAL, l, 1, job.total_bytes);
 }
 
 static int collect_pool(struct pool *p, void *ctx)
@@ -280,7 +282,7 @@ static int collect_pool(struct pool *p, void *ctx)
 	metrics_add(pass->m, C_HEAT_KERNEL, l, 1, report.heat.kernel_bytes);
 	metrics_add(pass->m, C_HEAT_ENABLED, l, 1, report.heat.enabled);
 	collect_info(pass, &report);
-	collect_job(pass, p, report.extent_size);
+	collect_job(pass, p);
 	pool_io_pending(p, pending);
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (!report.tiers[order[i]].present)

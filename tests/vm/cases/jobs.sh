@@ -6,6 +6,8 @@
 # its batches: the run is recorded aborted, what its first batch moved stays
 # on the SSD, the rest on the HDD. An extent move held by I/O awareness and a
 # detach, each aborted: the SSD stays attached. The data never changes.
+# The job's JSON, tierctl's and the socket's (a raw job.wait's progress lines
+# and reply), matches schema/json.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 # 1 MiB extents keep the data small: a batch of 16 is 16 MiB.
@@ -54,6 +56,9 @@ first_batch_done() {
 wait_until 60 "the first batch of the run" first_batch_done
 "$TIERCTL" job show tank
 "$TIERCTL" job show tank --json >/tmp/job.json
+json_saved+=(job /tmp/job.json)
+# Its fields are a table's: -o picks one.
+assert_eq "job show's rate limit" "256.0 KiB/s" "$("$TIERCTL" job show tank -o rate-limit --noheadings)"
 "$TIERCTL" pool show tank | grep "^Running: tiering run 1, 16.0 MiB of 24.0 MiB done" ||
 	fail "pool show does not show the run"
 j() { jq -r ".job | $1" /tmp/job.json; }
@@ -74,31 +79,55 @@ want_eta=$(((8 * E + rate - 1) / rate))
 	fail "eta $eta, expected about $want_eta (8 MiB left at $rate B/s)"
 assert_eq "extents on the SSD after one batch" 16 "$(on_ssd 0 24)"
 
-step "job wait from a second client, then job abort from a third"
+step "job wait from a second client and from the socket, then job abort from a third"
 "$TIERCTL" job wait tank >/tmp/wait.out 2>/tmp/wait.err &
 waiter=$!
+# The socket's own job.wait: its progress lines, then the ended job.
+/usr/bin/python3 - "$TIERD_SOCKET" >/tmp/raw-wait.out <<'EOF' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall((json.dumps({"protocol": 2, "method": "job.wait", "params": {"name": "tank"}}) +
+           "\n").encode())
+for line in s.makefile():
+    print(line.strip(), flush=True)
+    if "progress" not in json.loads(line):
+        break
+EOF
+raw=$!
+raw_progress() { [ -s /tmp/raw-wait.out ]; }
+wait_until 30 "the socket's job.wait got a progress line" raw_progress
 sleep 1
-tierctl_ok job abort tank
+"$TIERCTL" job abort tank --json >/tmp/abort.json || fail "job abort: status $?"
+json_saved+=(job /tmp/abort.json)
+assert_eq "job abort's result" aborted "$(jq -r .job.result /tmp/abort.json)"
 rc=0
 wait $runner || rc=$?
 assert_eq "tier now --wait status" 3 "$rc"
 rc=0
 wait $waiter || rc=$?
 assert_eq "job wait status" 3 "$rc"
-cat /tmp/run.err /tmp/run.out /tmp/wait.err /tmp/wait.out
+wait $raw || fail "the socket's job.wait failed"
+cat /tmp/run.err /tmp/run.out /tmp/wait.err /tmp/wait.out /tmp/raw-wait.out
+head -n 1 /tmp/raw-wait.out >/tmp/raw-progress.json
+tail -n 1 /tmp/raw-wait.out | jq '{schema_version: 1} + .result' >/tmp/raw-reply.json
+json_saved+=(progress /tmp/raw-progress.json job /tmp/raw-reply.json)
+assert_eq "the socket's job.wait reply" "true aborted" \
+	"$(tail -n 1 /tmp/raw-wait.out | jq -r '"\(.ok) \(.result.job.result)"')"
 grep -q "aborted" /tmp/wait.out || fail "job wait did not say the job was aborted"
 # Not a terminal: plain progress lines with bytes and extents; none gives time left at the end.
 grep -qE "^16.0 MiB/24.0 MiB  16/24 extents" /tmp/wait.err || fail "no plain progress line from job wait"
 grep -qE "[0-9] [KMG]?i?B/s" /tmp/run.err || fail "tier now --wait showed no rate"
 grep -q ETA <(tail -n 1 /tmp/run.err) && fail "the last progress line of the run gives time left"
 tierctl_fails 1 "pool tank runs no job" job show tank
-run=$("$TIERCTL" runs tank --json | jq -c 'if type == "array" then .[0] else .runs[0] end')
+run=$("$TIERCTL" runs tank --json | jq -c '.runs[0]')
 echo "$run"
 assert_eq "run result" aborted "$(jq -r .result <<<"$run")"
 assert_eq "run promoted" 16 "$(jq -r .promoted_extents <<<"$run")"
 assert_eq "extents on the SSD after the abort" 16 "$(on_ssd 0 24)"
 assert_eq "SSD extents used" 16 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 check "after the aborted run"
+json_check
 tierctl_ok schedule set tank --rate 0
 
 step "an extent move held by I/O awareness idle, aborted while it waits"
