@@ -67,6 +67,19 @@ vm_loop_create() {
 	losetup --find --show "$file"
 }
 
+# vm_delay_create NAME DEV: /dev/mapper/NAME, DEV through dm-delay, without
+# delay until vm_delay; prints its path.
+vm_delay_create() {
+	dmsetup create "$1" --table "0 $(blockdev --getsz "$2") delay $2 0 0" && echo "/dev/mapper/$1"
+}
+
+# vm_delay NAME MS: from now on every read and write of /dev/mapper/NAME waits MS ms.
+vm_delay() {
+	dmsetup table "$1" | awk -v ms="$2" '{ print $1, $2, $3, $4, $5, ms }' | dmsetup reload "$1"
+	dmsetup suspend "$1"
+	dmsetup resume "$1"
+}
+
 vm_drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches

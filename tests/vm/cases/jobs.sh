@@ -12,7 +12,8 @@
 
 # 1 MiB extents keep the data small: a batch of 16 is 16 MiB.
 hdd=$(vm_loop_create 64M)
-ssd=$(vm_loop_create 48M)
+# The SSD through dm-delay: a delay holds the detach's batches long enough to abort.
+ssd=$(vm_delay_create ssddelay "$(vm_loop_create 48M)")
 hdd_mm=$(majmin "$hdd") ssd_mm=$(majmin "$ssd")
 E=$((1 << 20))
 tierd_start
@@ -131,21 +132,28 @@ json_check
 tierctl_ok schedule set tank --rate 0
 
 step "an extent move held by I/O awareness idle, aborted while it waits"
-# Reads without a pause: the volume is never idle for a second.
-(while :; do dd if=$vol of=/dev/null bs=4k iflag=direct status=none; done) &
-reader=$!
+# Two readers without a pause: the volume is never idle for a second, even
+# when a loaded host leaves one of them unscheduled for a while.
+readers=()
+for r in 1 2; do
+	(while :; do dd if=$vol of=/dev/null bs=4k iflag=direct status=none; done) &
+	readers+=($!)
+done
 "$TIERCTL" extent move tank 28 4 --tier ssd --io-awareness idle >/tmp/move.out 2>&1 &
 mover=$!
-waits_idle() { [ "$(job .waiting 2>/dev/null)" = idle ]; }
+waits_idle() {
+	"$TIERCTL" job show tank --json >/tmp/move-job.json 2>/dev/null &&
+		[ "$(jq -r .job.waiting /tmp/move-job.json)" = idle ]
+}
 wait_until 30 "the move waiting for an idle volume" waits_idle
-"$TIERCTL" job show tank
-assert_eq "move kind" extent-move "$(job .kind)"
-assert_eq "move io awareness" idle "$(job .limits.io_awareness)"
+# At once: every program run here gives the volume a moment to look idle.
 tierctl_ok job abort tank
+assert_eq "move kind" extent-move "$(jq -r .job.kind /tmp/move-job.json)"
+assert_eq "move io awareness" idle "$(jq -r .job.limits.io_awareness /tmp/move-job.json)"
 rc=0
 wait $mover || rc=$?
-kill $reader
-wait $reader 2>/dev/null || true
+kill "${readers[@]}"
+wait "${readers[@]}" 2>/dev/null || true
 cat /tmp/move.out
 assert_eq "extent move status" 3 "$rc"
 grep -q "aborted on request" /tmp/move.out || fail "the move's message does not say it was aborted"
@@ -155,16 +163,24 @@ pool_check_table "after the aborted move" tank "$hdd" "$ssd"
 step "a detach of 24 extents (two batches), aborted: the SSD stays attached"
 tierctl_ok extent move tank 24 8 --tier ssd
 assert_eq "extents on the SSD before the detach" 24 "$(on_ssd 0 40)"
+# Each I/O of the SSD waits 300 ms, so that the first batch is still in
+# flight when the abort lands, however slow the host is.
+vm_delay ssddelay 300
 "$TIERCTL" tier detach tank --ssd "$ssd" >/tmp/detach.out 2>&1 &
 detacher=$!
-# As soon as the job exists: its first batch is in flight then, the second not yet.
+aborted=0
 for ((i = 0; i < 300; i++)); do
-	"$TIERCTL" job abort tank 2>/dev/null && break
+	if "$TIERCTL" job abort tank 2>/tmp/abort.err; then
+		aborted=1
+		break
+	fi
+	kill -0 $detacher 2>/dev/null || break
 	sleep 0.1
 done
-[ $i -lt 300 ] || fail "the detach could not be aborted"
+vm_delay ssddelay 0
 rc=0
 wait $detacher || rc=$?
+[ $aborted = 1 ] || fail "the detach could not be aborted: $(cat /tmp/abort.err /tmp/detach.out)"
 cat /tmp/detach.out
 assert_eq "detach status" 3 "$rc"
 grep -q "stays attached" /tmp/detach.out || fail "the detach's message does not say the SSD stays"

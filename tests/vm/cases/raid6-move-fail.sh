@@ -27,14 +27,7 @@ hdd=/dev/md0
 # While members fail, the SSD answers every read and write after 100 ms, so
 # that a batch's copy lasts long enough for a member to fail in the middle of
 # it; the rest of the time without delay.
-ssd_loop=$(vm_loop_create 128M)
-ssd_delay() {
-	echo "0 $(blockdev --getsz "$ssd_loop") delay $ssd_loop 0 $1" | dmsetup reload ssddelay
-	dmsetup suspend ssddelay
-	dmsetup resume ssddelay
-}
-dmsetup create ssddelay --table "0 $(blockdev --getsz "$ssd_loop") delay $ssd_loop 0 0"
-ssd=/dev/mapper/ssddelay
+ssd=$(vm_delay_create ssddelay "$(vm_loop_create 128M)")
 hdd_mm=$(majmin $hdd) ssd_mm=$(majmin $ssd)
 E=$((4 << 20))
 # A = extents 0-19, pinned to the SSD; B = extents 20-39, moved to the SSD
@@ -103,7 +96,7 @@ tierctl_ok pin tank $((B * E)) $((N * E)) --tier hdd
 assert_eq "moves planned" $((2 * N)) "$("$TIERCTL" tier now tank --dry-run --json | jq .plan.planned_extents)"
 batches() { grep -c "batch of .* extents: stall" /tmp/tierd.log || true; }
 before=$(batches)
-ssd_delay 100
+vm_delay ssddelay 100
 "$TIERCTL" tier now tank --wait >/tmp/run.out 2>&1 &
 runner=$!
 # tierd's report of the job: how many moves are done (which batch is
@@ -131,7 +124,7 @@ rc=0
 wait $runner || rc=$?
 touch /tmp/writer.stop
 wait $writer
-ssd_delay 0
+vm_delay ssddelay 0
 cat /tmp/run.out
 echo "$(cat /tmp/writer.count) rounds of writes beside the run"
 [ $failed = 2 ] || fail "the run ended before two members failed mid-batch ($failed)"
@@ -164,7 +157,7 @@ check_accounting "after a restart"
 check "after a restart"
 
 step "a third member fails during a promotion: the array is dead"
-ssd_delay 100
+vm_delay ssddelay 100
 "$TIERCTL" extent move tank $B 8 --tier ssd >/tmp/move.out 2>&1 &
 mover=$!
 until [[ $(dmsetup table tank) == *mirror* ]]; do
@@ -181,7 +174,7 @@ done
 kill -0 $mover 2>/dev/null && fail "the move hangs with the array dead"
 rc=0
 wait $mover || rc=$?
-ssd_delay 0
+vm_delay ssddelay 0
 out=$(cat /tmp/move.out)
 echo "$out"
 if dmsetup table tank | grep -q mirror; then
