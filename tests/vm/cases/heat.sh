@@ -15,7 +15,7 @@ E=$((4 << 20))
 # 37 HDD extents (0-36), then 9 on the SSD (37-45).
 assert_eq "heat enabled" true "$(pool_field tank .heat.enabled)"
 assert_eq "dm-stats areas" 46 "$(pool_field tank .heat.areas)"
-assert_eq "dm-stats kernel memory" $((46 * $(pool_field tank .heat.kernel_bytes_per_area))) \
+assert_eq "dm-stats kernel memory" $((46 * $(pool_field tank .heat.area_kernel_bytes))) \
 	"$(pool_field tank .heat.kernel_bytes)"
 dmsetup message tank 0 "@stats_list tierd"
 
