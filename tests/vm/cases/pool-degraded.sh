@@ -56,7 +56,8 @@ tierd_start
 assert_eq "state without the SSD" inactive "$(pool_field tank .state)"
 pool_field tank .inactive_reason | grep -q "SSD device .* is missing" ||
 	fail "pool show does not say why: $(pool_field tank .inactive_reason)"
-"$TIERCTL" pool show tank | grep -q "inactive: .*missing" || fail "pool show's text does not say why"
+text=$("$TIERCTL" pool show tank 2>&1)
+grep -q "inactive: .*missing" <<<"$text" || fail "pool show's text does not say why: $text"
 tierctl_fails 1 "missing; 'tierctl pool activate tank --degraded'" pool activate tank
 
 step "degraded activation"
