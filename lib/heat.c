@@ -203,6 +203,57 @@ int heat_apply_range(struct heat_table *t, const struct heat_params *p,
 	return 0;
 }
 
+double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr)
+{
+	double sum = 0;
+
+	if (!t || first > t->nr || nr > t->nr - first)
+		return 0;
+	for (uint32_t i = 0; i < nr; i++)
+		sum += t->e[first + i].heat;
+	return sum;
+}
+
+/* Add the next part of total to *given so that the parts so far add up to cum, rounded. */
+static uint64_t heat_round_part(double cum, uint64_t *given)
+{
+	uint64_t upto = (uint64_t)(cum + 0.5), part = upto > *given ? upto - *given : 0;
+
+	*given += part;
+	return part;
+}
+
+int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
+		      const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay,
+		      double *share)
+{
+	double sum, score, w, cum_r = 0, cum_w = 0;
+	uint64_t given_r = 0, given_w = 0;
+
+	if (!t || !a || !nr || first > t->nr || nr > t->nr - first || !(decay >= 0 && decay <= 1))
+		return -EINVAL;
+	sum = heat_sum(t, first, nr);
+	score = a->reads | a->writes ? heat_score(p, a) : 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct heat_extent *e = &t->e[first + i];
+		double heat;
+
+		w = sum > 0 ? e->heat / (2 * sum) + 0.5 / nr : 1.0 / nr;
+		if (share)
+			share[i] = w;
+		heat = e->heat * decay + score * w;
+		cum_r += a->reads * w;
+		cum_w += a->writes * w;
+		/* The last extent takes what rounding left, so the parts add up. */
+		e->reads += i + 1 < nr ? heat_round_part(cum_r, &given_r) :
+					 a->reads > given_r ? a->reads - given_r : 0;
+		e->writes += i + 1 < nr ? heat_round_part(cum_w, &given_w) :
+					  a->writes > given_w ? a->writes - given_w : 0;
+		e->heat = heat < HEAT_COLD ? 0 : (float)heat;
+	}
+	return 0;
+}
+
 void heat_sample_end(struct heat_table *t, uint64_t now_ns)
 {
 	t->last_sample_ns = now_ns;

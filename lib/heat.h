@@ -77,6 +77,23 @@ int heat_apply_range(struct heat_table *t, const struct heat_params *p,
 void heat_sample_end(struct heat_table *t, uint64_t now_ns);
 
 /*
+ * A coarse area's counters (a zone's, lib/zone.h) for extents
+ * [first, first + nr) that have no area of their own: decays them as
+ * heat_apply_range() does and shares the area's score and I/Os among them,
+ * half in proportion to the heat each has, half evenly.  Where the I/O went
+ * inside the area is not known; the heat an extent had (from an earlier
+ * time with an area of its own) is the best guess there is, and the even
+ * half lets extents that were cold rise.  share (nr entries, may be NULL)
+ * receives each extent's part, which the caller uses to split the I/O by
+ * tier the same way.  The I/O counts given out add up to the area's.
+ */
+int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
+		      const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay,
+		      double *share);
+/* The heat of extents [first, first + nr) added up (0 for a range out of the table). */
+double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr);
+
+/*
  * Indices of the min(n, t->nr) hottest extents into out (room for n),
  * hottest first, equal heat by lower index; their number in *nr_out.
  * O(nr log n), no allocation.
