@@ -173,3 +173,23 @@ out:
 	free(want);
 	return changes;
 }
+
+int zone_apply(const struct zone_layout *l, const uint8_t *kind, uint32_t z,
+	       struct heat_table *t, const struct heat_params *p,
+	       const struct statsparse_area *coarse, const struct statsparse_area *fine,
+	       double decay, double *share)
+{
+	uint32_t first, n;
+	int r;
+
+	if (z >= l->nr_zones)
+		return -EINVAL;
+	n = zone_extents_of(l, z, &first);
+	if (kind[z] != ZONE_COARSE) {
+		if (!fine)
+			return -EINVAL;
+		r = heat_apply_range(t, p, fine, first, n, decay);
+		return r < 0 ? r : 1;
+	}
+	return heat_apply_shared(t, p, coarse, first, n, decay, share);
+}

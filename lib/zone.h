@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "heat.h"
+
 /* The coarse region takes at most 1/this of the budget; the fine regions the rest. */
 #define ZONE_COARSE_SHARE 8
 /* Zones larger than this would hide too much: heat is off instead (-ENOSPC). */
@@ -80,5 +82,17 @@ void zone_choice_default(struct zone_choice *c, const struct zone_layout *l);
  */
 int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double *heat,
 		uint8_t *kind);
+
+/*
+ * One sample of zone z into the heat: a fine zone's areas (fine, one per
+ * extent of the zone) apply as they are; a coarse zone's single area
+ * (coarse) is shared among its extents (heat_apply_shared(), which fills
+ * share, zone_extents entries or NULL).  decay from heat_sample_begin().
+ * Returns 1 when fine was used, 0 when coarse was, or -EINVAL.
+ */
+int zone_apply(const struct zone_layout *l, const uint8_t *kind, uint32_t z,
+	       struct heat_table *t, const struct heat_params *p,
+	       const struct statsparse_area *coarse, const struct statsparse_area *fine,
+	       double decay, double *share);
 
 #endif
