@@ -95,13 +95,19 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 	return r;
 }
 
-/* "on: 46 areas × 328 B = 14.7 KiB of kernel memory for dm-stats (bound 1.0 GiB)", or why it is off. */
+/*
+ * "on: 46 areas x 328 B = 14.7 KiB of kernel memory for dm-stats (budget 64.0 MiB)";
+ * in zones, "on in zones of 1.0 GiB (37 of 16896 at extent resolution, up to 733): ...";
+ * or why it is off.
+ */
 static char *poolview_heat(struct json_object *pool)
 {
 	struct json_object *heat = member_get(pool, "heat"), *v;
 	char used[SIZE_FORMAT_MAX], bound[SIZE_FORMAT_MAX], areas[SIZE_FORMAT_MAX];
-	char per_area[SIZE_FORMAT_MAX];
-	char *text = NULL;
+	char per_area[SIZE_FORMAT_MAX], zone[SIZE_FORMAT_MAX], zones[SIZE_FORMAT_MAX];
+	char fine[SIZE_FORMAT_MAX], max_fine[SIZE_FORMAT_MAX];
+	char *text = NULL, *how = NULL;
+	uint64_t nr_max_fine = 0;
 
 	if (!heat)
 		return strdup("-");
@@ -110,12 +116,21 @@ static char *poolview_heat(struct json_object *pool)
 		v = member_get(heat, "reason");
 		return strdup(v ? json_object_get_string(v) : "off (pool inactive)");
 	}
-	if (asprintf(&text, "on: %s areas x %s = %s of kernel memory for dm-stats (bound %s)",
-		     poolview_count(heat, "areas", areas),
+	if (member_uint(heat, "max_fine_zones", &nr_max_fine) == 0 && nr_max_fine > 0) {
+		if (asprintf(&how, " in zones of %s (%s of %s at extent resolution, up to %s)",
+			     poolview_size(heat, "zone_bytes", zone),
+			     poolview_count(heat, "fine_zones", fine),
+			     poolview_count(heat, "zones", zones),
+			     poolview_count(heat, "max_fine_zones", max_fine)) < 0)
+			return NULL;
+	}
+	if (asprintf(&text, "on%s: %s areas x %s = %s of kernel memory for dm-stats (budget %s)",
+		     how ? how : "", poolview_count(heat, "areas", areas),
 		     poolview_size(heat, "area_kernel_bytes", per_area),
 		     poolview_size(heat, "kernel_bytes", used),
 		     poolview_size(heat, "kernel_limit_bytes", bound)) < 0)
-		return NULL;
+		text = NULL;
+	free(how);
 	return text;
 }
 

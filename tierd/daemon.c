@@ -273,6 +273,7 @@ static int daemon_open_pools(struct daemon *d)
 	heat_params_default(&heat);
 	heat.half_life_s = d->s.half_life;
 	pools_set_heat_params(d->methods.pools, &heat);
+	pools_set_heat_budget(d->methods.pools, d->s.heat_kernel_memory);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
 	pools_activate_all(d->methods.pools, d->s.activate_degraded && !d->s.device_timeout);

@@ -71,6 +71,11 @@ static void usage(FILE *out)
 		"                               --activate-degraded, activates it degraded);\n"
 		"                               a pool activates as soon as its last device\n"
 		"                               appears, also after that (default 30)\n"
+		"      --heat-kernel-memory SIZE  kernel memory all pools' dm-stats regions may\n"
+		"                               take (auto: the smaller of 64 MiB and 1/64 of\n"
+		"                               RAM); a pool whose extents do not all fit tracks\n"
+		"                               heat in zones, finely where it is hot (heat.md);\n"
+		"                               a new value applies as pools next start\n"
 		"      --activate-degraded      activate a pool still missing a device after\n"
 		"                               --device-timeout: its extents read and write as\n"
 		"                               I/O errors, the rest as usual (pools.md);\n"
@@ -140,7 +145,7 @@ static int check_kernel(void)
 static const char *const setting_options[] = {
 	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
 	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
-	"socket-group",
+	"socket-group", "heat-kernel-memory",
 	"verify-moves", "activate-degraded",
 };
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "array.h"
 #include "conffile.h"
 #include "exporter.h"
+#include "size.h"
 
 enum setting_kind {
 	SETTING_PATH,
@@ -22,13 +24,14 @@ enum setting_kind {
 	SETTING_NAME, /* a user or group name: no '/', ':', space or control character */
 	SETTING_UINT,
 	SETTING_BOOL,
+	SETTING_SIZE, /* bytes with a unit (64M, 1.5G), or "auto": 0, the built-in default */
 };
 
 struct setting {
 	const char *name;
 	enum setting_kind kind;
 	size_t offset;
-	unsigned min, max; /* SETTING_UINT */
+	unsigned min, max; /* SETTING_UINT; SETTING_SIZE in MiB */
 	bool reloadable;
 	bool nullable;     /* a string setting that may be unset ("" in the file unsets it) */
 };
@@ -47,6 +50,7 @@ static const struct setting table[] = {
 	{ "history-days", SETTING_UINT, AT(history_days), 1, 3650, true },
 	{ "client-timeout", SETTING_UINT, AT(client_timeout), 0, 86400, true },
 	{ "device-timeout", SETTING_UINT, AT(device_timeout), 0, 86400 },
+	{ "heat-kernel-memory", SETTING_SIZE, AT(heat_kernel_memory), 1, 65536 },
 	{ "verify-moves", SETTING_BOOL, AT(verify_moves), .reloadable = true },
 	{ "activate-degraded", SETTING_BOOL, AT(activate_degraded), .reloadable = true },
 	{ "verbose", SETTING_BOOL, AT(verbose), .reloadable = true },
@@ -65,6 +69,11 @@ static const char *const *cstring_at(const struct settings *s, const struct sett
 static unsigned *uint_at(struct settings *s, const struct setting *t)
 {
 	return (unsigned *)((char *)s + t->offset);
+}
+
+static uint64_t *u64_at(struct settings *s, const struct setting *t)
+{
+	return (uint64_t *)((char *)s + t->offset);
 }
 
 static bool *bool_at(struct settings *s, const struct setting *t)
@@ -164,6 +173,19 @@ int settings_set(struct settings *s, const char *name, const char *value, char *
 			return -EINVAL;
 		}
 		return 0;
+	case SETTING_SIZE: {
+		uint64_t v = 0;
+
+		if (strcmp(value, "auto") != 0 &&
+		    (size_parse(value, &v) < 0 || v < ((uint64_t)t->min << 20) ||
+		     v > ((uint64_t)t->max << 20))) {
+			snprintf(err, err_len, "%s takes auto or a size from %u MiB to %u GiB"
+				 " (64M, 1.5G), not '%s'", name, t->min, t->max >> 10, value);
+			return -EINVAL;
+		}
+		*u64_at(s, t) = v;
+		return 0;
+	}
 	case SETTING_BOOL:
 		if (parse_bool(value, bool_at(s, t)) < 0) {
 			snprintf(err, err_len, "%s takes yes or no, not '%s'", name, value);
@@ -331,6 +353,12 @@ static void setting_text(const struct settings *s, const struct setting *t, char
 		break;
 	case SETTING_BOOL:
 		snprintf(buf, len, "%s", *bool_at((struct settings *)s, t) ? "yes" : "no");
+		break;
+	case SETTING_SIZE:
+		if (*u64_at((struct settings *)s, t))
+			snprintf(buf, len, "%" PRIu64, *u64_at((struct settings *)s, t));
+		else
+			snprintf(buf, len, "auto");
 		break;
 	default:
 		str = *cstring_at(s, t);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct settings {
 	char *state_dir;
@@ -23,6 +24,7 @@ struct settings {
 	unsigned half_life;       /* seconds */
 	unsigned client_timeout;  /* seconds before an idle control client is closed; 0: never */
 	unsigned device_timeout;  /* seconds a pool waits for a missing device */
+	uint64_t heat_kernel_memory; /* bytes all pools' dm-stats may take; 0: the default */
 	bool verify_moves;
 	bool activate_degraded;   /* after device_timeout, activate with a device missing */
 	bool verbose;

@@ -92,7 +92,8 @@ static void test_settings_parse(void)
 				   "verify-moves = yes\n"
 				   "activate-degraded = on\n"
 				   "metrics-listen = [::1]:9477\n"
-				   "client-timeout = 0\n";
+				   "client-timeout = 0\n"
+				   "heat-kernel-memory = 1.5G\n";
 	struct settings s;
 	char err[512];
 
@@ -100,6 +101,7 @@ static void test_settings_parse(void)
 	CHECK_STR(s.state_dir, TIERD_DEFAULT_STATE_DIR);
 	CHECK_UINT(s.sample_interval, 10);
 	CHECK_UINT(s.device_timeout, 30);
+	CHECK_UINT(s.heat_kernel_memory, 0);
 	CHECK(!s.verify_moves && !s.policy_dir && !s.metrics_listen);
 	CHECK_OK(settings_parse(&s, file, strlen(file), err, sizeof(err)));
 	CHECK_STR(s.state_dir, "/srv/tierd state");
@@ -107,6 +109,9 @@ static void test_settings_parse(void)
 	CHECK(s.verify_moves && s.activate_degraded);
 	CHECK_STR(s.metrics_listen, "[::1]:9477");
 	CHECK_UINT(s.client_timeout, 0);
+	CHECK_UINT(s.heat_kernel_memory, UINT64_C(3) << 29);
+	CHECK_OK(settings_set(&s, "heat-kernel-memory", "auto", err, sizeof(err)));
+	CHECK_UINT(s.heat_kernel_memory, 0);
 	/* An empty value unsets what may be unset. */
 	CHECK_OK(settings_set(&s, "metrics-listen", "", err, sizeof(err)));
 	CHECK(!s.metrics_listen);
@@ -126,6 +131,10 @@ static void test_settings_bad(void)
 		{ "sample-interval = 99999999999999999999\n",
 		  "line 1: sample-interval takes 1 to 86400, not '99999999999999999999'" },
 		{ "heat-half-life = 59\n", "line 1: heat-half-life takes 60 to 31536000, not '59'" },
+		{ "heat-kernel-memory = 512K\n", "line 1: heat-kernel-memory takes auto or a size"
+		  " from 1 MiB to 64 GiB (64M, 1.5G), not '512K'" },
+		{ "heat-kernel-memory = lots\n", "line 1: heat-kernel-memory takes auto or a size"
+		  " from 1 MiB to 64 GiB (64M, 1.5G), not 'lots'" },
 		{ "verify-moves = maybe\n", "line 1: verify-moves takes yes or no, not 'maybe'" },
 		{ "state-dir = var/lib\n", "line 1: state-dir takes an absolute path, not 'var/lib'" },
 		{ "state-dir =\n", "line 1: state-dir takes an absolute path, not ''" },

@@ -114,6 +114,10 @@ static json_object *heat_status_json(const struct pool_heat_report *h)
 
 	json_object_object_add(o, "enabled", json_object_new_boolean(h->enabled));
 	add_u64(o, "areas", h->areas);
+	add_u64(o, "zone_bytes", h->zone_bytes);
+	add_u64(o, "zones", h->zones);
+	add_u64(o, "fine_zones", h->fine_zones);
+	add_u64(o, "max_fine_zones", h->max_fine_zones);
 	add_u64(o, "area_kernel_bytes", h->kernel_bytes_per_area);
 	add_u64(o, "kernel_bytes", h->kernel_bytes);
 	add_u64(o, "kernel_limit_bytes", h->limit_bytes);

@@ -54,10 +54,22 @@ int iostats_region_delete(const char *name, uint64_t region_id)
 	return dmctl_message(name, 0, msg, NULL);
 }
 
+/* Send a @stats_create; the reply is the new region's id. */
+static int region_create(const char *name, const char *msg, uint64_t *region_id)
+{
+	char *reply = NULL;
+	int r = dmctl_message(name, 0, msg, &reply);
+
+	if (r == 0 && sscanf(reply, "%" SCNu64, region_id) != 1)
+		r = -EIO;
+	free(reply);
+	return r;
+}
+
 int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
 			uint64_t *region_id)
 {
-	char *list = NULL, *line, *save = NULL, *reply = NULL, msg[96];
+	char *list = NULL, *line, *save = NULL, msg[96];
 	int found = 0, r;
 
 	r = dmctl_message(name, 0, "@stats_list " IOSTATS_PROGRAM_ID, &list);
@@ -81,11 +93,17 @@ int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_s
 	if (found)
 		return 0;
 	snprintf(msg, sizeof(msg), "@stats_create - %" PRIu64 " " IOSTATS_PROGRAM_ID, area_sectors);
-	r = dmctl_message(name, 0, msg, &reply);
-	if (r == 0 && sscanf(reply, "%" SCNu64, region_id) != 1)
-		r = -EIO;
-	free(reply);
-	return r;
+	return region_create(name, msg, region_id);
+}
+
+int iostats_region_create(const char *name, uint64_t start, uint64_t len, uint64_t area_sectors,
+			  uint64_t *region_id)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "@stats_create %" PRIu64 "+%" PRIu64 " %" PRIu64 " "
+		 IOSTATS_PROGRAM_ID, start, len, area_sectors);
+	return region_create(name, msg, region_id);
 }
 
 int iostats_sample(const char *name, uint64_t region_id, uint32_t first, uint32_t count,

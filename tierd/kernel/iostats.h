@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * iostats: a pool volume's dm-stats region, one area per extent, created
+ * iostats: a pool volume's dm-stats regions (one over the whole volume, and
+ * for heat at two resolutions more over parts of it), created
  * with tierd's own program_id so other users of dm-stats (dmstats) neither
  * see nor clear its counters.
  */
@@ -20,6 +21,13 @@
 int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
 			uint64_t *region_id);
 int iostats_region_delete(const char *name, uint64_t region_id);
+/*
+ * A further region of tierd's over sectors [start, start + len) with areas
+ * of area_sectors, beside the one iostats_region_open() keeps: dm-stats
+ * counts an I/O in every region it falls in.
+ */
+int iostats_region_create(const char *name, uint64_t start, uint64_t len, uint64_t area_sectors,
+			  uint64_t *region_id);
 /*
  * The counters of areas [first, first + count) since the previous call
  * (@stats_print_clear clears just those); free() *text. Reading a big region

@@ -13,8 +13,9 @@
 #include "planner.h"
 #include "size.h"
 
-/* dm-stats memory for all pools stays under 1/this of RAM (docs/heat.md). */
-#define POOL_HEAT_RAM_SHARE 16
+/* The default budget: the smaller of this and 1/POOL_HEAT_RAM_SHARE of RAM (docs/heat.md). */
+#define POOL_HEAT_BUDGET_MAX (UINT64_C(64) << 20)
+#define POOL_HEAT_RAM_SHARE 64
 /*
  * Areas read per dm message: the reply (~45 bytes an area) and the parsed
  * counters stay a constant 5 MB however large the pool (docs/heat.md).
@@ -22,6 +23,16 @@
 #define POOL_SAMPLE_CHUNK 65536u
 /* Heat stored per step of the flush: one step stays well within 50 ms (bench-flush). */
 #define POOL_HEAT_FLUSH_CHUNK STATE_HEAT_CHUNK
+/*
+ * Fine zones are chosen again every this many samples (a minute at the
+ * default interval), the survey moves on every POOL_ZONE_SURVEY_CHOICES
+ * choices, and a choice makes at most POOL_ZONE_MAX_NEW new regions, so one
+ * sample never spends long creating them (docs/heat.md).
+ */
+#define POOL_ZONE_CHOOSE_SAMPLES 6u
+#define POOL_ZONE_SURVEY_CHOICES 5u
+#define POOL_ZONE_MAX_NEW 64u
+#define POOL_NO_REGION UINT64_MAX
 
 static uint64_t ram_bytes(void)
 {
@@ -30,33 +41,157 @@ static uint64_t ram_bytes(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
+uint64_t pools_heat_budget(const struct pools *ps)
+{
+	uint64_t ram = ram_bytes() / POOL_HEAT_RAM_SHARE;
+
+	if (ps->heat_budget)
+		return ps->heat_budget;
+	return ram && ram < POOL_HEAT_BUDGET_MAX ? ram : POOL_HEAT_BUDGET_MAX;
+}
+
+void pool_heat_stop(struct pool *p)
+{
+	p->heat_on = 0;
+	free(p->zone_kind);
+	free(p->zone_region);
+	free(p->zone_fine);
+	free(p->zone_share);
+	free(p->zone_heat);
+	p->zone_kind = NULL;
+	p->zone_region = NULL;
+	p->zone_fine = NULL;
+	p->zone_share = p->zone_heat = NULL;
+	p->nr_fine = p->zone_samples = p->zone_choices = 0;
+	p->heat_kernel_bytes = p->heat_reserved_bytes = 0;
+}
+
+static uint64_t pool_zone_sectors(const struct pool *p)
+{
+	return (uint64_t)p->zones.zone_extents * pool_extent_sectors(p);
+}
+
+/* Kernel memory of the regions there are now: the coarse one and the fine zones'. */
+static void pool_zones_count_bytes(struct pool *p)
+{
+	uint64_t fine_areas = 0;
+	uint32_t first;
+
+	for (uint32_t z = 0; p->zone_kind && z < p->zones.nr_zones; z++)
+		if (p->zone_kind[z] != ZONE_COARSE)
+			fine_areas += zone_extents_of(&p->zones, z, &first);
+	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones) + fine_areas * p->zones.area_bytes;
+}
+
 /*
- * (Re)create the volume's region after activation or a resize; heat follows
- * the volume's extents. When the kernel memory it needs is over the bound,
+ * Choose the fine zones again from the heat and make the regions follow:
+ * those that go coarse are deleted first, so their memory is free for the
+ * new ones. A region that cannot be made leaves its zone coarse.
+ */
+static int pool_zones_choose(struct pool *p, uint32_t max_new)
+{
+	const struct zone_layout *l = &p->zones;
+	uint64_t sectors = pool_extent_sectors(p);
+	uint8_t *was = malloc(l->nr_zones);
+	uint32_t first, n, created = 0, failed = 0;
+	int r = 0, changes;
+
+	if (!was)
+		return -ENOMEM;
+	memcpy(was, p->zone_kind, l->nr_zones);
+	for (uint32_t z = 0; z < l->nr_zones; z++) {
+		n = zone_extents_of(l, z, &first);
+		p->zone_heat[z] = heat_sum(&p->heat, first, n);
+	}
+	p->zone_choice.max_new = max_new;
+	p->zone_choice.advance_survey = p->zone_choices++ % POOL_ZONE_SURVEY_CHOICES == 0;
+	changes = zone_choose(l, &p->zone_choice, p->zone_heat, p->zone_kind);
+	if (changes < 0) {
+		r = changes;
+		goto out;
+	}
+	for (uint32_t z = 0; z < l->nr_zones; z++) {
+		if (was[z] == ZONE_COARSE || p->zone_kind[z] != ZONE_COARSE)
+			continue;
+		iostats_region_delete(p->sp.meta.name, p->zone_region[z]);
+		p->zone_region[z] = POOL_NO_REGION;
+		p->nr_fine--;
+	}
+	for (uint32_t z = 0; z < l->nr_zones; z++) {
+		if (was[z] != ZONE_COARSE || p->zone_kind[z] == ZONE_COARSE)
+			continue;
+		n = zone_extents_of(l, z, &first);
+		if (iostats_region_create(p->sp.meta.name, first * sectors, n * sectors, sectors,
+					  &p->zone_region[z]) < 0) {
+			p->zone_kind[z] = ZONE_COARSE;
+			failed++;
+			continue;
+		}
+		p->nr_fine++;
+		created++;
+	}
+	pool_zones_count_bytes(p);
+	if (changes)
+		log_pool_debug(p->sp.meta.name, "heat: %u of %u zones fine (%u new%s), %llu KiB of"
+			       " kernel memory", p->nr_fine, l->nr_zones, created,
+			       failed ? ", some regions could not be made" : "",
+			       (unsigned long long)p->heat_kernel_bytes / 1024);
+out:
+	free(was);
+	return r;
+}
+
+/* Zones, their arrays and the first choice of fine zones, all at once. */
+static int pool_zones_start(struct pool *p)
+{
+	const struct zone_layout *l = &p->zones;
+
+	p->zone_kind = calloc(l->nr_zones, 1);
+	p->zone_region = malloc((size_t)l->nr_zones * sizeof(*p->zone_region));
+	p->zone_fine = malloc((size_t)l->zone_extents * sizeof(*p->zone_fine));
+	p->zone_share = malloc((size_t)l->zone_extents * sizeof(*p->zone_share));
+	p->zone_heat = malloc((size_t)l->nr_zones * sizeof(*p->zone_heat));
+	if (!p->zone_kind || !p->zone_region || !p->zone_fine || !p->zone_share || !p->zone_heat)
+		return -ENOMEM;
+	for (uint32_t z = 0; z < l->nr_zones; z++)
+		p->zone_region[z] = POOL_NO_REGION;
+	zone_choice_default(&p->zone_choice, l);
+	return pool_zones_choose(p, 0);
+}
+
+/*
+ * (Re)create the volume's regions after activation or a resize; heat follows
+ * the volume's extents. An area per extent when the budget left by the
+ * other pools allows it, else zones (lib/zone.h); when not even those fit,
  * heat stays off and pool show says why.
  */
 void pool_heat_start(struct pool *p)
 {
 	uint32_t nr = p->sp.map.nr_logical;
-	uint64_t per_area = iostats_kernel_bytes_per_area(), used_by_others = 0;
-	char need[SIZE_FORMAT_MAX], limit[SIZE_FORMAT_MAX];
+	uint64_t per_area = iostats_kernel_bytes_per_area(), used_by_others = 0, avail;
+	char need[SIZE_FORMAT_MAX], limit[SIZE_FORMAT_MAX], others[SIZE_FORMAT_MAX],
+	     left[SIZE_FORMAT_MAX];
 	struct statsparse_area *grown;
 	int r;
 
-	p->heat_on = 0;
+	pool_heat_stop(p);
 	p->heat_off[0] = '\0';
 	for (struct pool *o = p->ps->list; o; o = o->next)
 		if (o != p && o->heat_on)
-			used_by_others += o->heat_kernel_bytes;
-	p->heat_kernel_bytes = per_area * nr;
-	p->heat_limit_bytes = ram_bytes() / POOL_HEAT_RAM_SHARE;
-	if (p->heat_limit_bytes && used_by_others + p->heat_kernel_bytes > p->heat_limit_bytes) {
+			used_by_others += o->heat_reserved_bytes;
+	p->heat_limit_bytes = pools_heat_budget(p->ps);
+	avail = p->heat_limit_bytes > used_by_others ? p->heat_limit_bytes - used_by_others : 0;
+	r = zone_layout_plan(&p->zones, nr, per_area, avail);
+	if (r < 0) {
 		errbuf_set(p->heat_off, sizeof(p->heat_off),
-			   "heat is off: dm-stats would need %s of kernel memory for %u extents (with the"
-			   " other pools' over the bound of %s, 1/%d of RAM); use a larger extent size",
-			   size_format(used_by_others + p->heat_kernel_bytes, need, sizeof(need)),
-			   nr, size_format(p->heat_limit_bytes, limit, sizeof(limit)),
-			   POOL_HEAT_RAM_SHARE);
+			   "heat is off: its %u extents need %s of kernel memory even in zones of %u"
+			   " extents, over the %s the heat budget (heat-kernel-memory, %s) leaves"
+			   " after the other pools' %s", nr,
+			   size_format(zone_coarse_bytes(&p->zones) +
+					       zone_fine_bytes(&p->zones, 1), need, sizeof(need)),
+			   p->zones.zone_extents, size_format(avail, left, sizeof(left)),
+			   size_format(p->heat_limit_bytes, limit, sizeof(limit)),
+			   size_format(used_by_others, others, sizeof(others)));
 		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
 		return;
 	}
@@ -70,12 +205,27 @@ void pool_heat_start(struct pool *p)
 	}
 	if (r == 0)
 		r = iostats_region_open(p->sp.meta.name, (uint64_t)nr * pool_extent_sectors(p),
-					pool_extent_sectors(p), &p->heat_region);
+					pool_zone_sectors(p), &p->heat_region);
 	if (r < 0) {
 		errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: no dm-stats region: %s",
 			   dmctl_error_text(r));
 		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
 		return;
+	}
+	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones);
+	p->heat_reserved_bytes = p->heat_kernel_bytes + zone_fine_bytes(&p->zones, p->zones.max_fine);
+	if (p->zones.zone_extents > 1) {
+		r = pool_zones_start(p);
+		if (r < 0) {
+			pool_heat_stop(p);
+			errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: %s", strerror(-r));
+			log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
+			return;
+		}
+		log_pool_info(p->sp.meta.name, "heat in zones of %u extents: %u zones, up to %u"
+			      " of them at extent resolution, %s of kernel memory at most",
+			      p->zones.zone_extents, p->zones.nr_zones, p->zones.max_fine,
+			      size_format(p->heat_reserved_bytes, need, sizeof(need)));
 	}
 	p->heat_on = 1;
 }
@@ -99,56 +249,152 @@ static int pool_io_flush(struct pool *p)
 	return r;
 }
 
-/* Add the counters of areas [first, first + nr) to the I/O of the tier each extent is on. */
-static void pool_count_io(struct pool *p, uint32_t first, uint32_t nr)
+/* The tier extent le is on, or -1 while it is unmapped. */
+static int pool_tier_of(const struct pool *p, uint32_t le)
+{
+	struct extmap_loc loc = extmap_get(&p->sp.map, le);
+
+	return loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier;
+}
+
+static void pool_io_add(struct pool *p, int tier, const struct statsparse_area *a)
+{
+	struct state_tier_io *io = &p->io[tier];
+
+	io->reads += a->reads;
+	io->writes += a->writes;
+	io->read_bytes += a->sectors_read * SECTOR;
+	io->write_bytes += a->sectors_written * SECTOR;
+}
+
+/* Add the counters of areas a[0..nr), extents [first, first + nr), to their tiers' I/O. */
+static void pool_count_io(struct pool *p, const struct statsparse_area *a, uint32_t first,
+			  uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++) {
-		const struct statsparse_area *a = &p->sample[i];
-		struct extmap_loc loc;
-		struct state_tier_io *io;
+		int tier;
 
-		if (!a->reads && !a->writes)
+		if (!a[i].reads && !a[i].writes)
 			continue;
-		loc = extmap_get(&p->sp.map, first + i);
-		if (loc.dev == EXTMAP_NO_DEV)
-			continue;
-		io = &p->io[p->sp.meta.devs[loc.dev].tier];
-		io->reads += a->reads;
-		io->writes += a->writes;
-		io->read_bytes += a->sectors_read * SECTOR;
-		io->write_bytes += a->sectors_written * SECTOR;
+		tier = pool_tier_of(p, first + i);
+		if (tier >= 0)
+			pool_io_add(p, tier, &a[i]);
 	}
 }
 
-/* One part of a sample: read, parse, heat, I/O per tier. */
-static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, double decay, char *err,
-			    size_t err_len)
+/*
+ * A coarse zone's counters a, split between the tiers as the heat shared
+ * them among its extents [first, first + nr): an estimate, exact when the
+ * zone is on one tier.
+ */
+static void pool_count_io_shared(struct pool *p, const struct statsparse_area *a,
+				 uint32_t first, uint32_t nr, const double *share)
+{
+	double on[2] = { 0, 0 };
+	struct statsparse_area part[2];
+	int tier;
+
+	if (!a->reads && !a->writes)
+		return;
+	for (uint32_t i = 0; i < nr; i++) {
+		tier = pool_tier_of(p, first + i);
+		if (tier >= 0)
+			on[tier] += share[i];
+	}
+	if (on[0] + on[1] <= 0)
+		return;
+	/* The SSD's part rounded; the HDD gets the rest, so the two add up. */
+	part[1] = (struct statsparse_area){
+		.reads = (uint32_t)(a->reads * on[1] / (on[0] + on[1]) + 0.5),
+		.writes = (uint32_t)(a->writes * on[1] / (on[0] + on[1]) + 0.5),
+		.sectors_read = (uint64_t)((double)a->sectors_read * on[1] / (on[0] + on[1]) + 0.5),
+		.sectors_written =
+			(uint64_t)((double)a->sectors_written * on[1] / (on[0] + on[1]) + 0.5),
+	};
+	part[0] = (struct statsparse_area){
+		.reads = a->reads - part[1].reads,
+		.writes = a->writes - part[1].writes,
+		.sectors_read = a->sectors_read - part[1].sectors_read,
+		.sectors_written = a->sectors_written - part[1].sectors_written,
+	};
+	for (tier = 0; tier < 2; tier++)
+		if (on[tier] > 0)
+			pool_io_add(p, tier, &part[tier]);
+}
+
+/* Read areas [first, first + nr) of a region and parse them into out. */
+static int pool_read_areas(struct pool *p, uint64_t region, uint32_t first, uint32_t nr,
+			   uint64_t area_sectors, struct statsparse_area *out, char *err,
+			   size_t err_len)
 {
 	size_t len;
 	char *text = NULL;
 	int r;
 
-	r = iostats_sample(p->sp.meta.name, p->heat_region, first, nr, &text, &len);
+	r = iostats_sample(p->sp.meta.name, region, first, nr, &text, &len);
 	if (r < 0) {
 		errbuf_set(err, err_len, "pool %s: cannot read its dm-stats region: %s",
 			   p->sp.meta.name, dmctl_error_text(r));
 		return r;
 	}
-	r = statsparse_areas(text, len, pool_extent_sectors(p), p->sample, nr);
+	r = statsparse_areas(text, len, area_sectors, out, nr);
 	free(text);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "unexpected dm-stats counters: %s",
 				 strerror(-r));
+	return 0;
+}
+
+/* One part of a sample at full resolution: read, parse, heat, I/O per tier. */
+static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, double decay, char *err,
+			    size_t err_len)
+{
+	int r = pool_read_areas(p, p->heat_region, first, nr, pool_extent_sectors(p), p->sample,
+				err, err_len);
+
+	if (r < 0)
+		return r;
 	r = heat_apply_range(&p->heat, &p->ps->heat, p->sample, first, nr, decay);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
-	pool_count_io(p, first, nr);
+	pool_count_io(p, p->sample, first, nr);
 	return 0;
+}
+
+/* One part of a sample in zones: zones [zfirst, zfirst + nz), each coarse or fine. */
+static int pool_sample_zones(struct pool *p, uint32_t zfirst, uint32_t nz, double decay,
+			     char *err, size_t err_len)
+{
+	const struct zone_layout *l = &p->zones;
+	int r = pool_read_areas(p, p->heat_region, zfirst, nz, pool_zone_sectors(p), p->sample,
+				err, err_len);
+
+	for (uint32_t i = 0; r == 0 && i < nz; i++) {
+		uint32_t z = zfirst + i, first, n = zone_extents_of(l, z, &first);
+		int fine = p->zone_kind[z] != ZONE_COARSE;
+
+		if (fine)
+			r = pool_read_areas(p, p->zone_region[z], 0, n, pool_extent_sectors(p),
+					    p->zone_fine, err, err_len);
+		if (r < 0)
+			break;
+		r = zone_apply(l, p->zone_kind, z, &p->heat, &p->ps->heat, &p->sample[i],
+			       p->zone_fine, decay, p->zone_share);
+		if (r < 0)
+			return pool_fail(p, r, err, err_len, "heat update failed: %s",
+					 strerror(-r));
+		if (fine)
+			pool_count_io(p, p->zone_fine, first, n);
+		else
+			pool_count_io_shared(p, &p->sample[i], first, n, p->zone_share);
+		r = 0;
+	}
+	return r;
 }
 
 int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 {
-	uint32_t nr = p->sp.map.nr_logical;
+	uint32_t nr = p->zone_kind ? p->zones.nr_zones : p->sp.map.nr_logical;
 	int64_t minute = (int64_t)(now_ns / 60000000000ull);
 	double decay;
 	int r;
@@ -167,14 +413,27 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 	r = heat_sample_begin(&p->heat, &p->ps->heat, now_ns, &decay);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
-	for (uint32_t first = 0; r == 0 && first < nr; first += POOL_SAMPLE_CHUNK)
-		r = pool_sample_part(p, first, nr - first < POOL_SAMPLE_CHUNK ? nr - first :
-						   POOL_SAMPLE_CHUNK, decay, err, err_len);
+	for (uint32_t first = 0; r == 0 && first < nr; first += POOL_SAMPLE_CHUNK) {
+		uint32_t n = nr - first < POOL_SAMPLE_CHUNK ? nr - first : POOL_SAMPLE_CHUNK;
+
+		r = p->zone_kind ? pool_sample_zones(p, first, n, decay, err, err_len) :
+				   pool_sample_part(p, first, n, decay, err, err_len);
+	}
 	/* Parts already applied were decayed for this sample: never twice. */
 	heat_sample_end(&p->heat, now_ns);
-	if (r < 0)
-		pool_heat_start(p); /* regions die with the device: make a new one */
-	return r;
+	if (r < 0) {
+		pool_heat_start(p); /* regions die with the device: make new ones */
+		return r;
+	}
+	/* Right after a sample, so a new fine region misses none of the next one's I/O. */
+	if (p->zone_kind && ++p->zone_samples >= POOL_ZONE_CHOOSE_SAMPLES) {
+		p->zone_samples = 0;
+		r = pool_zones_choose(p, POOL_ZONE_MAX_NEW);
+		if (r < 0)
+			return pool_fail(p, r, err, err_len, "cannot choose its fine zones: %s",
+					 strerror(-r));
+	}
+	return 0;
 }
 
 int pool_flush_step(struct pool *p, int all, char *err, size_t err_len)

@@ -284,7 +284,7 @@ int pool_deactivate(struct pools *ps, struct pool *p, char *err, size_t err_len)
 	p->active = 0;
 	p->degraded = false;
 	p->allow_missing = false;
-	p->heat_on = 0; /* the region went with the device */
+	pool_heat_stop(p); /* the regions went with the device */
 	p->sp.want_active = 0;
 	r = state_pool_set_want_active(ps->state, p->sp.id, 0);
 	if (r < 0)

@@ -16,6 +16,7 @@
 #include "errbuf.h"
 #include "extmap.h"
 #include "heat.h"
+#include "zone.h"
 #include "metadata.h"
 #include "pool.h"
 #include "state.h"
@@ -69,6 +70,19 @@ struct pool {
 	int heat_on;
 	char heat_off[POOL_ERR_MAX];
 	uint64_t heat_kernel_bytes, heat_limit_bytes;
+	uint64_t heat_reserved_bytes; /* of the budget: what the pool's regions may grow to */
+	/*
+	 * Heat at two resolutions (lib/zone.h) when an area per extent is over
+	 * the budget; zone_kind is NULL at full resolution.
+	 */
+	struct zone_layout zones;
+	struct zone_choice zone_choice;
+	uint8_t *zone_kind;
+	uint64_t *zone_region;             /* a fine zone's dm-stats region */
+	struct statsparse_area *zone_fine; /* one fine zone's areas, reused */
+	double *zone_share, *zone_heat;
+	uint32_t zone_samples, zone_choices; /* since the last choice; choices made */
+	uint32_t nr_fine;
 	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
 	int64_t io_minute;
 	uint32_t heat_flushed; /* the chunked flush has stored extents below this */
@@ -94,6 +108,7 @@ struct pools {
 	struct state *state;
 	struct pool *list;
 	struct heat_params heat;
+	uint64_t heat_budget; /* dm-stats memory of all pools; 0: the default */
 	bool verify; /* compare every copy with its source before committing it */
 	pools_forget_fn forget;
 	void *forget_ctx;
@@ -185,6 +200,8 @@ void pool_drop_free(struct pool *p, struct pool_drop *d);
 
 /* heat.c */
 void pool_heat_start(struct pool *p);
+/* Forget the zones and their regions' ids (the regions go with the volume or the next start). */
+void pool_heat_stop(struct pool *p);
 
 /* ---- for the move layer (tierd/move/) ---- */
 struct dmtable_dev;

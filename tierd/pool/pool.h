@@ -122,6 +122,9 @@ struct pool_tier_report {
 struct pool_heat_report {
 	bool enabled;
 	uint32_t areas;                   /* dm-stats areas, 0 while heat is off */
+	/* Zones (lib/zone.h): at full resolution one per extent, none fine. */
+	uint64_t zone_bytes;
+	uint32_t zones, fine_zones, max_fine_zones;
 	uint64_t kernel_bytes_per_area;
 	uint64_t kernel_bytes, limit_bytes;
 	uint64_t half_life_s;
@@ -178,6 +181,13 @@ void pool_extent_place(const struct pool *p, uint32_t le, struct pool_place *out
 struct heat_params;
 
 void pools_set_heat_params(struct pools *ps, const struct heat_params *params);
+/*
+ * The kernel memory all pools' dm-stats regions may take (0: the default,
+ * the smaller of 64 MiB and 1/64 of RAM); a pool started after this uses it.
+ */
+void pools_set_heat_budget(struct pools *ps, uint64_t bytes);
+/* The budget in force: bytes, or the default for 0. */
+uint64_t pools_heat_budget(const struct pools *ps);
 /* Compare every copy with its source (io_uring, ucopy.c) before committing it. */
 void pools_set_verify(struct pools *ps, bool verify);
 /* Read the pool's dm-stats counters since the last sample into its heat and I/O history. */

@@ -48,6 +48,7 @@ void pool_free(struct pool *p)
 	pool_drop_leftover(p);
 	pool_close_devices(p);
 	state_pool_destroy(&p->sp);
+	pool_heat_stop(p);
 	heat_table_destroy(&p->heat);
 	free(p->sample);
 	free(p);
@@ -181,6 +182,11 @@ void pool_dm_uuid(const struct pool *p, char out[64])
 void pools_set_heat_params(struct pools *ps, const struct heat_params *params)
 {
 	ps->heat = *params;
+}
+
+void pools_set_heat_budget(struct pools *ps, uint64_t bytes)
+{
+	ps->heat_budget = bytes;
 }
 
 void pools_set_verify(struct pools *ps, bool verify)

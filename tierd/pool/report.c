@@ -38,7 +38,12 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		.nr_devs = p->sp.meta.nr_devs,
 		.heat = {
 			.enabled = p->heat_on,
-			.areas = p->heat_on ? p->sp.map.nr_logical : 0,
+			.areas = p->heat_on ? (uint32_t)(p->heat_kernel_bytes /
+							 iostats_kernel_bytes_per_area()) : 0,
+			.zone_bytes = p->heat_on ? p->zones.zone_extents * p->sp.meta.extent_size : 0,
+			.zones = p->heat_on ? p->zones.nr_zones : 0,
+			.fine_zones = p->heat_on ? p->nr_fine : 0,
+			.max_fine_zones = p->heat_on ? p->zones.max_fine : 0,
 			.kernel_bytes_per_area = iostats_kernel_bytes_per_area(),
 			.kernel_bytes = p->heat_on ? p->heat_kernel_bytes : 0,
 			.limit_bytes = p->heat_limit_bytes,

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Heat in zones: a pool of 1 TiB + 32 GiB (270,000 extents) under a 4 MiB
+# heat budget gets one coarse dm-stats region of 1 GiB zones and fine regions
+# only where it is hot. Six hot extents scattered over three far-apart zones
+# make those zones fine, come out on top with their own heat (zone-mates
+# cold), and are what a run promotes, data intact; the kernel regions are
+# what pool show reports, within the budget; after a restart the hot zones
+# are fine again at once, from the stored heat.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+big=/tmp/big
+mkdir -p $big
+mount -t tmpfs -o size=2T tmpfs $big
+truncate -s 1T $big/hdd.img
+truncate -s 32G $big/ssd.img
+hdd=$(losetup --find --show $big/hdd.img)
+ssd=$(losetup --find --show $big/ssd.img)
+opts=(--sample-interval 1 --flush-interval 2 --heat-kernel-memory 4M)
+tierd_start "${opts[@]}"
+tierctl_ok pool create tank --hdd "$hdd" --ssd "$ssd"
+vol=/dev/mapper/tank
+E=$((4 << 20))
+ZE=256 # extents per zone: the smallest power of two whose coarse region fits 1/8 of 4 MiB
+sectors_per_zone=$((ZE * E / 512))
+show=$("$TIERCTL" pool show tank)
+grep -i heat <<<"$show"
+json_save pool pool show tank
+assert_eq "heat enabled" true "$(pool_field tank .heat.enabled)"
+assert_eq "zone size" $((ZE * E)) "$(pool_field tank .heat.zone_bytes)"
+extents=$(pool_field tank .total_extents)
+assert_eq "zones" $(((extents + ZE - 1) / ZE)) "$(pool_field tank .heat.zones)"
+per_area=$(pool_field tank .heat.area_kernel_bytes)
+max_fine=$(pool_field tank .heat.max_fine_zones)
+zones=$(pool_field tank .heat.zones)
+assert_eq "fine zones at most" $(((4 * 1024 * 1024 - zones * per_area) / (ZE * per_area))) "$max_fine"
+grep -q "on in zones of 1.0 GiB" <<<"$show" || fail "pool show does not say heat is in zones"
+
+# regions_match: one coarse region over the volume and one per fine zone, as
+# pool show counts them, and their areas' kernel memory within the budget.
+regions_match() {
+	local list fine kernel limit
+	list=$(dmsetup message tank 0 "@stats_list tierd")
+	fine=$(pool_field tank .heat.fine_zones)
+	kernel=$(pool_field tank .heat.kernel_bytes)
+	limit=$(pool_field tank .heat.kernel_limit_bytes)
+	assert_eq "dm-stats regions" $((1 + fine)) "$(grep -c . <<<"$list")"
+	assert_eq "coarse region" 1 "$(grep -c ": 0+$((extents * E / 512)) $sectors_per_zone tierd" <<<"$list")"
+	assert_eq "kernel memory" $(((zones + fine * ZE) * per_area)) "$kernel"
+	[ "$kernel" -le "$limit" ] || fail "kernel memory $kernel over the budget $limit"
+}
+regions_match
+
+# Two hot extents in each of zones 100, 500 and 900.
+hot="$((100 * ZE + 7)) $((100 * ZE + 201)) $((500 * ZE + 64)) $((500 * ZE + 65)) $((900 * ZE)) $((900 * ZE + 255))"
+step "known data in the hot extents: $hot"
+for le in $hot; do
+	vm_random_file /tmp/data.$le $E
+	dd if=/tmp/data.$le of=$vol bs=1M seek=$((le * 4)) oflag=direct conv=notrunc status=none
+done
+random_reads() {
+	fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$(($1 * E)) \
+		--size=$E --number_ios="$2" --randrepeat=0 --output=/dev/null
+}
+# fine_zone Z: zone Z has a fine region (areas of one extent).
+fine_zone() {
+	dmsetup message tank 0 "@stats_list tierd" |
+		grep -q ": $(($1 * sectors_per_zone))+$sectors_per_zone $((E / 512)) tierd"
+}
+hot_zones_fine() { fine_zone 100 && fine_zone 500 && fine_zone 900; }
+
+step "a few reads make the three zones fine"
+for le in $hot; do random_reads $le 50; done
+wait_until 60 "zones 100, 500 and 900 fine" hot_zones_fine
+regions_match
+
+step "reads on the fine zones put exactly the hot extents on top"
+for le in $hot; do random_reads $le 300; done
+top6() { "$TIERCTL" heat tank --top 6 --json | jq -r '.heat.extents[].extent' | sort -n | xargs; }
+want=$(echo $hot | tr ' ' '\n' | sort -n | xargs)
+on_top() { [ "$(top6)" = "$want" ]; }
+wait_until 30 "the hot extents on top" on_top
+"$TIERCTL" heat tank --top 8
+# A zone-mate has only its share of the 100 reads made while the zone was coarse.
+mate=$("$TIERCTL" heat tank --top 7 --json | jq '.heat.extents[6].heat // 0')
+low=$("$TIERCTL" heat tank --top 6 --json | jq '.heat.extents[5].heat')
+awk -v m="$mate" -v l="$low" 'BEGIN { exit !(m * 20 < l) }' ||
+	fail "the 7th extent's heat $mate is not far below the 6th's $low"
+
+step "a run promotes the hot extents, data intact"
+"$TIERCTL" tier now tank --dry-run | head -20
+planned=$("$TIERCTL" tier now tank --dry-run --limit 1000 --json |
+	jq -r '.plan.moves[] | select(.to == "ssd") | .extent' | sort -n | xargs)
+assert_eq "planned promotions" "$want" "$planned"
+tierctl_ok tier now tank --wait
+for le in $hot; do
+	assert_eq "extent $le's tier" ssd \
+		"$("$TIERCTL" heat tank --top 6 --json | jq -r ".heat.extents[] | select(.extent == $le) | .tier")"
+	assert_eq "extent $le's data" "$(vm_sha256 /tmp/data.$le)" "$(vm_sha256 $vol $E $((le * E)))"
+done
+
+step "after a restart the hot zones are fine at once"
+tierd_stop TERM
+tierd_start "${opts[@]}"
+hot_zones_fine || fail "zones 100, 500 and 900 not fine right after the start"
+regions_match
+assert_eq "hottest after the restart" "$want" "$(top6)"
+json_save pool pool show tank
+json_check
+tierctl_ok pool destroy tank --yes
+tierd_stop TERM
+losetup -d "$hdd" "$ssd"
+echo "heat-zones: ok"
