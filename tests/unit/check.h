@@ -43,6 +43,15 @@ static inline void check_str_(const char *file, int line, const char *a_text,
 	exit(1);
 }
 
+static inline void check_near_(const char *file, int line, const char *what, double a,
+			       double b, double tolerance)
+{
+	if ((a > b ? a - b : b - a) <= tolerance)
+		return;
+	fprintf(stderr, "%s:%d: check failed: %s == %.17g (got %.17g)\n", file, line, what, b, a);
+	exit(1);
+}
+
 #define CHECK(e) ((e) ? (void)0 : check_fail_(__FILE__, __LINE__, #e))
 /* Signed: return codes, negative errnos, counts. */
 #define CHECK_INT(a, b) \
@@ -51,6 +60,8 @@ static inline void check_str_(const char *file, int line, const char *a_text,
 #define CHECK_UINT(a, b) check_num_(__FILE__, __LINE__, #a, #b, 0, (uintmax_t)(a), (uintmax_t)(b))
 #define CHECK_STR(a, b) check_str_(__FILE__, __LINE__, #a, #b, (a), (b))
 #define CHECK_OK(e) CHECK_INT(e, 0)
+/* Doubles: a within tolerance of b (0: exactly). */
+#define CHECK_NEAR(a, b, tol) check_near_(__FILE__, __LINE__, #a, (a), (b), (tol))
 
 /* A row of the tables of malformed input that the parser tests walk. */
 struct check_bad_input {

@@ -17,16 +17,6 @@
 /* Sectors of one I/O of this many KiB. */
 #define KIB_SECTORS(k) ((uint64_t)(k) * 2)
 
-static void check_near_(const char *file, int line, const char *what, double a, double b,
-			double tolerance)
-{
-	if ((a > b ? a - b : b - a) <= tolerance)
-		return;
-	fprintf(stderr, "%s:%d: check failed: %s == %.17g (got %.17g)\n", file, line, what, b, a);
-	exit(1);
-}
-#define CHECK_NEAR(a, b, tol) check_near_(__FILE__, __LINE__, #a, (a), (b), (tol))
-
 static struct statsparse_area reads(uint32_t n, uint32_t merged, uint64_t sectors)
 {
 	return (struct statsparse_area){ .reads = n, .reads_merged = merged, .sectors_read = sectors };
@@ -534,6 +524,198 @@ static void test_chunked_sample(void)
 	heat_table_destroy(&parts);
 }
 
+static void test_sum(void)
+{
+	static const float heats[] = { 1.5f, 2, 0, 4, 0.25f };
+	struct heat_table t;
+
+	CHECK_OK(heat_table_init(&t, 0));
+	set_heats(&t, heats, 5);
+	CHECK_NEAR(heat_sum(&t, 0, 5), 7.75, 0);
+	CHECK_NEAR(heat_sum(&t, 1, 3), 6, 0);
+	CHECK_NEAR(heat_sum(&t, 4, 1), 0.25, 0);
+	CHECK_NEAR(heat_sum(&t, 5, 0), 0, 0);
+	/* Out of the table: nothing, not a partial sum. */
+	CHECK_NEAR(heat_sum(&t, 3, 3), 0, 0);
+	CHECK_NEAR(heat_sum(&t, 6, 0), 0, 0);
+	CHECK_NEAR(heat_sum(&t, 1, UINT32_MAX), 0, 0);
+	CHECK_NEAR(heat_sum(NULL, 0, 1), 0, 0);
+	heat_table_destroy(&t);
+}
+
+static void test_shared_errors(void)
+{
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area a = reads(8, 0, KIB_SECTORS(4) * 8);
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 4));
+	t.e[1].heat = 3;
+	CHECK_INT(heat_apply_shared(NULL, &p, &a, 0, 4, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, NULL, 0, 4, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 0, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, 4, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 5, 1, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, UINT32_MAX, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 4, 1.5, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 4, -0.1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 4, NAN, NULL), -EINVAL);
+	for (uint32_t i = 0; i < 4; i++) {
+		CHECK_NEAR(t.e[i].heat, i == 1 ? 3 : 0, 0);
+		CHECK_UINT(t.e[i].reads, 0);
+	}
+	heat_table_destroy(&t);
+}
+
+/* A coarse area over extents that have no heat yet: even shares, the I/Os split to the unit. */
+static void test_shared_cold(void)
+{
+	static const uint64_t want_reads[] = { 3, 2, 3, 2 };
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area a = reads(10, 0, KIB_SECTORS(4) * 10), idle = { 0 };
+	double share[4];
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 6));
+	CHECK_OK(heat_apply_shared(&t, &p, &a, 1, 4, 1, share));
+	for (uint32_t i = 0; i < 4; i++) {
+		CHECK_NEAR(share[i], 0.25, 0);
+		CHECK_NEAR(t.e[1 + i].heat, 2.5, 0);
+		CHECK_UINT(t.e[1 + i].reads, want_reads[i]);
+		CHECK_UINT(t.e[1 + i].writes, 0);
+	}
+	/* Nothing outside the range. */
+	CHECK_NEAR(t.e[0].heat, 0, 0);
+	CHECK_NEAR(t.e[5].heat, 0, 0);
+	CHECK_UINT(t.e[0].reads + t.e[5].reads, 0);
+	/* An idle area only decays, and shares by the heat there now is (all equal). */
+	CHECK_OK(heat_apply_shared(&t, &p, &idle, 1, 4, 0.5, share));
+	for (uint32_t i = 0; i < 4; i++) {
+		CHECK_NEAR(share[i], 0.25, 0);
+		CHECK_NEAR(t.e[1 + i].heat, 1.25, 0);
+		CHECK_UINT(t.e[1 + i].reads, want_reads[i]);
+	}
+	heat_table_destroy(&t);
+}
+
+/* Half by the heat each extent has, half evenly: the one with history gets more. */
+static void test_shared_history(void)
+{
+	static const float before[] = { 6, 2, 0, 0 };
+	static const double want_share[] = { 0.5, 0.25, 0.125, 0.125 };
+	static const uint64_t want_reads[] = { 8, 4, 2, 2 };
+	static const float want_heat[] = { 3 + 8, 1 + 4, 2, 2 };
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area a = reads(16, 0, KIB_SECTORS(4) * 16);
+	double share[4];
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, 0));
+	set_heats(&t, before, 4);
+	/* The shares come from the heat before this sample's decay (the same ratios). */
+	CHECK_OK(heat_apply_shared(&t, &p, &a, 0, 4, 0.5, share));
+	for (uint32_t i = 0; i < 4; i++) {
+		CHECK_NEAR(share[i], want_share[i], 0);
+		CHECK_NEAR(t.e[i].heat, want_heat[i], 0);
+		CHECK_UINT(t.e[i].reads, want_reads[i]);
+	}
+	CHECK(t.e[2].heat > 0); /* the even half lets a cold extent rise */
+	heat_table_destroy(&t);
+}
+
+/* For any heat and counts: the I/Os add up exactly, the shares to 1, the heat to the score. */
+static void test_shared_conservation(void)
+{
+	enum { NR = 64, TRIALS = 2000 };
+	struct heat_params p;
+	struct heat_table t;
+	double share[NR];
+	uint32_t x = 12345;
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, NR));
+	for (int trial = 0; trial < TRIALS; trial++) {
+		uint32_t first, nr, kind;
+		uint64_t sum_reads = 0, sum_writes = 0, reads_before = 0, writes_before = 0;
+		double before, after, sum_share = 0, decay, score;
+		struct statsparse_area a = { 0 };
+
+		x = x * 1664525 + 1013904223;
+		nr = 1 + (x >> 8) % NR;
+		first = (x >> 20) % (NR - nr + 1);
+		kind = x >> 29;
+		for (uint32_t i = 0; i < NR; i++) {
+			x = x * 1664525 + 1013904223;
+			/* Some trials all cold, some with a few hot extents, some with all. */
+			t.e[i].heat = kind < 2 || (kind < 5 && (x >> 28)) ? 0 : (float)(x >> 12) / 64;
+		}
+		x = x * 1664525 + 1013904223;
+		a.reads = kind == 7 ? UINT32_MAX : x % 1000 == 0 ? 0 : (x >> 3) % 100000;
+		x = x * 1664525 + 1013904223;
+		a.writes = (x >> 5) % (kind == 1 ? 3 : 5000);
+		a.writes_merged = a.writes / 2;
+		a.sectors_read = (uint64_t)a.reads * 8;
+		a.sectors_written = (uint64_t)a.writes * 512;
+		decay = kind == 3 ? 1 : 0.999;
+		for (uint32_t i = 0; i < nr; i++) {
+			reads_before += t.e[first + i].reads;
+			writes_before += t.e[first + i].writes;
+		}
+		before = heat_sum(&t, first, nr);
+		score = heat_score(&p, &a);
+		CHECK_OK(heat_apply_shared(&t, &p, &a, first, nr, decay, share));
+		after = heat_sum(&t, first, nr);
+		for (uint32_t i = 0; i < nr; i++) {
+			sum_reads += t.e[first + i].reads;
+			sum_writes += t.e[first + i].writes;
+			sum_share += share[i];
+			CHECK(share[i] > 0);
+		}
+		CHECK_UINT(sum_reads - reads_before, a.reads);
+		CHECK_UINT(sum_writes - writes_before, a.writes);
+		CHECK_NEAR(sum_share, 1, 1e-12);
+		/* float heat: about 24 bits of the total. */
+		CHECK_NEAR(after, before * decay + score, (before + score) * 1e-6);
+	}
+	heat_table_destroy(&t);
+}
+
+/* A coarse area over one extent is that extent's own area. */
+static void test_shared_one(void)
+{
+	static const struct statsparse_area areas[] = {
+		{ 0 },
+		{ .reads = 7, .sectors_read = KIB_SECTORS(4) * 7 },
+		{ .reads = 40, .reads_merged = 39, .sectors_read = 40 * 2048, .writes = 3,
+		  .sectors_written = 3 * 512 },
+		{ .writes = 4000000000u, .sectors_written = 8 * 4000000000ull },
+	};
+	static const float heats[] = { 0, 1, 1234.5f, 3e-12f };
+	struct heat_params p;
+	struct heat_table shared, own;
+	double share;
+
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&shared, 1));
+	CHECK_OK(heat_table_init(&own, 1));
+	for (size_t h = 0; h < sizeof(heats) / sizeof(heats[0]); h++)
+		for (size_t k = 0; k < sizeof(areas) / sizeof(areas[0]); k++) {
+			own.e[0] = (struct heat_extent){ .heat = heats[h], .reads = 5 };
+			shared.e[0] = own.e[0];
+			CHECK_OK(heat_apply_shared(&shared, &p, &areas[k], 0, 1, 0.75, &share));
+			CHECK_OK(heat_apply_range(&own, &p, &areas[k], 0, 1, 0.75));
+			CHECK_NEAR(share, 1, 0);
+			CHECK(shared.e[0].heat == own.e[0].heat);
+			CHECK_UINT(shared.e[0].reads, own.e[0].reads);
+			CHECK_UINT(shared.e[0].writes, own.e[0].writes);
+		}
+	heat_table_destroy(&shared);
+	heat_table_destroy(&own);
+}
+
 int main(void)
 {
 	test_chunked_sample();
@@ -550,5 +732,11 @@ int main(void)
 	test_top();
 	test_top_random();
 	test_table();
+	test_sum();
+	test_shared_errors();
+	test_shared_cold();
+	test_shared_history();
+	test_shared_conservation();
+	test_shared_one();
 	return 0;
 }

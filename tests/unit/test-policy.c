@@ -16,15 +16,8 @@
 /* The policies directory of the source tree: argv[1], from meson. */
 static const char *policies_dir;
 
-static void check_near_(const char *file, int line, const char *what, double a, double b)
-{
-	/* Parsed numbers are one correctly rounded division: they must be exact. */
-	if (a == b)
-		return;
-	fprintf(stderr, "%s:%d: check failed: %s == %.17g (got %.17g)\n", file, line, what, b, a);
-	exit(1);
-}
-#define CHECK_DOUBLE(a, b) check_near_(__FILE__, __LINE__, #a, (a), (b))
+/* Parsed numbers are one correctly rounded division: they must be exact. */
+#define CHECK_DOUBLE(a, b) CHECK_NEAR(a, b, 0)
 
 static int parse(const char *text, struct policy *p, char *err)
 {
