@@ -89,7 +89,7 @@ int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double
 {
 	uint32_t nz = l->nr_zones, survey = c->survey < l->max_fine ? c->survey : l->max_fine;
 	uint32_t hot_slots = l->max_fine - survey, nr_ranked = 0, nr_hot = 0, nr_survey = 0;
-	uint32_t added = 0, j = 0, *ranked = NULL, *hot = NULL;
+	uint32_t nr_kept, added = 0, j = 0, *ranked = NULL, *hot = NULL;
 	uint8_t *want = NULL;
 	double last_added = -1;
 	int changes = 0;
@@ -121,10 +121,12 @@ int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double
 	}
 	for (uint32_t i = 0; i < nr_hot; i++)
 		want[hot[i]] = ZONE_HOT;
+	nr_kept = nr_hot;
 	/*
 	 * Candidates hottest first: a free slot takes one, a full set gives its
-	 * coldest only for one hotter by the hysteresis factor. Once a newcomer
-	 * is the coldest, every later candidate is colder still: stop.
+	 * coldest kept zone only for one hotter by the hysteresis factor. Once a
+	 * newcomer is the coldest, every later candidate is colder still: stop.
+	 * Newcomers are not in hot[]: past its kept zones there is none to give.
 	 */
 	qsort_r(ranked, nr_ranked, sizeof(*ranked), hotter_first, (void *)heat);
 	for (uint32_t i = 0; i < nr_ranked; i++) {
@@ -135,7 +137,7 @@ int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double
 		if (nr_hot < hot_slots) {
 			nr_hot++;
 		} else {
-			if (j >= nr_hot || (last_added >= 0 && last_added < heat[hot[j]]) ||
+			if (j >= nr_kept || (last_added >= 0 && last_added < heat[hot[j]]) ||
 			    !(heat[z] > c->hysteresis * heat[hot[j]]))
 				break;
 			want[hot[j++]] = ZONE_COARSE;

@@ -168,6 +168,28 @@ static const char *kinds(const uint8_t *kind, uint32_t nz)
 		CHECK_STR(kinds(kind, l.nr_zones), want);                  \
 	} while (0)
 
+static void test_choose_hottest(void)
+{
+	struct zone_layout l = layout(10, 3);
+	struct zone_choice c;
+	double heat[10] = { 1, 9, 3, 0, 7, 2, 8, 0, 0, 0 };
+	uint8_t kind[10] = { 0 };
+
+	zone_choice_default(&c, &l);
+	CHECK_NEAR(c.hysteresis, 1.25, 0);
+	CHECK_UINT(c.survey, 0); /* max_fine / 4 */
+	CHECK_UINT(c.max_new, 0);
+	CHECK_UINT(c.survey_next, 0);
+	CHECK_INT(c.advance_survey, 0);
+	CHECK_CHOICE(3, "0100101000");
+	/* The same heat again changes nothing. */
+	CHECK_CHOICE(0, "0100101000");
+	/* Equal heat: the lower zone. */
+	memcpy(heat, (double[10]){ 5, 5, 5, 5, 0, 0, 0, 0, 0, 0 }, sizeof(heat));
+	memset(kind, ZONE_COARSE, sizeof(kind));
+	CHECK_CHOICE(3, "1110000000");
+}
+
 static void test_choose_hysteresis(void)
 {
 	struct zone_layout l = layout(6, 2);
@@ -210,6 +232,28 @@ static void test_choose_cold(void)
 	CHECK_CHOICE(1, "00000010");
 }
 
+static void test_choose_max_new(void)
+{
+	struct zone_layout l = layout(10, 4);
+	struct zone_choice c;
+	double heat[10] = { 0, 0, 0, 5, 0, 0, 0, 4, 0, 9 };
+	uint8_t kind[10] = { 0 };
+
+	zone_choice_default(&c, &l);
+	c.survey = 2;
+	c.max_new = 3;
+	/* Hot first, then the survey, three new fine regions in all. */
+	CHECK_CHOICE(3, "2001000001");
+	CHECK_CHOICE(1, "2201000001");
+	/* A replacement counts as a new region too; giving a zone up costs none. */
+	heat[3] = 0;
+	heat[5] = 40;
+	heat[6] = 30;
+	c.max_new = 1;
+	CHECK_CHOICE(2, "2200010001");
+	CHECK_CHOICE(2, "2200011000");
+}
+
 static void test_choose_full_resolution(void)
 {
 	struct zone_layout l = layout(5, 0);
@@ -223,6 +267,25 @@ static void test_choose_full_resolution(void)
 	c.advance_survey = 1;
 	CHECK_CHOICE(2, "00000");
 	CHECK_CHOICE(0, "00000");
+}
+
+/* Newcomers that fill the free places are not given away to later, colder ones. */
+static void test_choose_free_slots(void)
+{
+	struct zone_layout l = layout(10, 2);
+	struct zone_choice c;
+	double heat[10] = { 0, 100, 50, 40, 0, 10, 0, 0, 0, 0 };
+	uint8_t kind[10] = { 0, 0, 0, 0, 0, ZONE_HOT, 0, 0, 0, 0 };
+
+	zone_choice_default(&c, &l);
+	/* 100 takes the free place, 50 zone 5's; 40 finds no fine zone left to replace. */
+	CHECK_CHOICE(3, "0110000000");
+	/* From nothing fine, more candidates than places: the hottest, no more. */
+	l = layout(10, 3);
+	memset(kind, ZONE_COARSE, sizeof(kind));
+	for (uint32_t z = 0; z < 10; z++)
+		heat[z] = 10 - z;
+	CHECK_CHOICE(3, "1110000000");
 }
 
 static struct statsparse_area rd(uint32_t n)
@@ -342,9 +405,12 @@ static void test_apply_one_extent(void)
 int main(void)
 {
 	test_layout();
+	test_choose_hottest();
 	test_choose_hysteresis();
 	test_choose_cold();
+	test_choose_max_new();
 	test_choose_full_resolution();
+	test_choose_free_slots();
 	test_apply();
 	test_apply_coarse();
 	test_apply_one_extent();
