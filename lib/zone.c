@@ -90,6 +90,7 @@ int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double
 	uint32_t nz = l->nr_zones, survey = c->survey < l->max_fine ? c->survey : l->max_fine;
 	uint32_t hot_slots = l->max_fine - survey, nr_ranked = 0, nr_hot = 0, nr_survey = 0;
 	uint32_t nr_kept, added = 0, j = 0, *ranked = NULL, *hot = NULL;
+	uint32_t survey_from = c->survey_next;
 	uint8_t *want = NULL;
 	double last_added = -1;
 	int changes = 0;
@@ -152,8 +153,9 @@ int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double
 			want[z] = ZONE_SURVEY;
 			nr_survey++;
 		}
+	/* From where it stood: survey_next moves on as zones are taken. */
 	for (uint32_t n = 0; n < nz && nr_survey < survey; n++) {
-		uint32_t z = (uint32_t)(((uint64_t)c->survey_next + n) % nz);
+		uint32_t z = (uint32_t)(((uint64_t)survey_from + n) % nz);
 
 		if (c->max_new && added >= c->max_new)
 			break;

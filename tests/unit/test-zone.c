@@ -232,6 +232,56 @@ static void test_choose_cold(void)
 	CHECK_CHOICE(1, "00000010");
 }
 
+static void test_choose_survey(void)
+{
+	struct zone_layout l = layout(10, 4);
+	struct zone_choice c;
+	double heat[10] = { 0, 0, 0, 5, 0, 0, 0, 4, 0, 0 };
+	uint8_t kind[10] = { 0 };
+
+	zone_choice_default(&c, &l);
+	CHECK_UINT(c.survey, 1);
+	c.survey = 2;
+	CHECK_CHOICE(4, "2201000100");
+	CHECK_UINT(c.survey_next, 2);
+	/* The survey stays until it is moved on, whatever the heat does. */
+	heat[1] = 3;
+	CHECK_CHOICE(0, "2201000100");
+	/* On to the next zones that are not hot. */
+	c.advance_survey = 1;
+	CHECK_CHOICE(4, "0021200100");
+	CHECK_INT(c.advance_survey, 0);
+	CHECK_UINT(c.survey_next, 5);
+	c.advance_survey = 1;
+	CHECK_CHOICE(4, "0001022100");
+	c.advance_survey = 1;
+	CHECK_CHOICE(4, "0001000122");
+	CHECK_UINT(c.survey_next, 0);
+	/* And round again. */
+	c.advance_survey = 1;
+	CHECK_CHOICE(4, "2201000100");
+	/* A surveyed zone that turns hottest becomes hot; the survey takes the next one. */
+	heat[1] = 50;
+	CHECK_CHOICE(3, "2121000000");
+	CHECK_UINT(c.survey_next, 3);
+	/* Every zone that is not hot, each once, wrapping past the hot one. */
+	l = layout(4, 4);
+	c.survey = 3;
+	memset(heat, 0, sizeof(heat));
+	heat[1] = 1;
+	c.advance_survey = 1;
+	memset(kind, ZONE_COARSE, sizeof(kind));
+	CHECK_CHOICE(4, "2122");
+	CHECK_UINT(c.survey_next, 3);
+	/* The survey takes at most max_fine zones, leaving none for the hot. */
+	c.survey = 20;
+	c.survey_next = 0;
+	l = layout(10, 4);
+	memset(kind, ZONE_COARSE, sizeof(kind));
+	CHECK_CHOICE(4, "2222000000");
+	CHECK_UINT(c.survey_next, 4);
+}
+
 static void test_choose_max_new(void)
 {
 	struct zone_layout l = layout(10, 4);
@@ -286,6 +336,76 @@ static void test_choose_free_slots(void)
 	for (uint32_t z = 0; z < 10; z++)
 		heat[z] = 10 - z;
 	CHECK_CHOICE(3, "1110000000");
+}
+
+/*
+ * Many rounds of changing heat: never more fine zones than max_fine, the
+ * hot ones each with heat and none left out that beats the coldest by the
+ * hysteresis, the survey the next zones in turn.
+ */
+static void test_choose_random(void)
+{
+	enum { NZ = 60 };
+	struct zone_layout l = layout(NZ, 12);
+	struct zone_choice c;
+	double heat[NZ];
+	uint8_t kind[NZ] = { 0 }, before[NZ];
+	uint32_t x = 99;
+
+	zone_choice_default(&c, &l);
+	for (int round = 0; round < 3000; round++) {
+		uint32_t nr_hot = 0, nr_survey = 0, from = c.survey_next, n = 0;
+		double coldest_hot = 1e300;
+		int advance, changes, want_changes = 0;
+
+		x = x * 1664525 + 1013904223;
+		c.survey = (x >> 4) % 7;
+		c.max_new = (x >> 8) % 3 == 0 ? (x >> 10) % 4 : 0;
+		c.advance_survey = advance = (x >> 12) % 3 == 0;
+		for (uint32_t z = 0; z < NZ; z++) {
+			x = x * 1664525 + 1013904223;
+			/* Half the zones cold; the others' heat drifting, now and then jumping. */
+			if ((x >> 30) == 0)
+				heat[z] = 0;
+			else if ((x >> 28) % 4 == 1 || round == 0)
+				heat[z] = (double)((x >> 8) % 1000);
+		}
+		memcpy(before, kind, sizeof(kind));
+		changes = zone_choose(&l, &c, heat, kind);
+		CHECK(changes >= 0);
+		CHECK_INT(c.advance_survey, 0);
+		for (uint32_t z = 0; z < NZ; z++) {
+			want_changes += kind[z] != before[z];
+			if (kind[z] == ZONE_HOT) {
+				CHECK(heat[z] > 0);
+				nr_hot++;
+				if (heat[z] < coldest_hot)
+					coldest_hot = heat[z];
+			}
+			nr_survey += kind[z] == ZONE_SURVEY;
+		}
+		CHECK_INT(changes, want_changes);
+		CHECK(nr_survey <= c.survey);
+		CHECK(nr_hot <= l.max_fine - c.survey);
+		if (c.max_new)
+			continue;
+		for (uint32_t z = 0; z < NZ; z++)
+			if (kind[z] != ZONE_HOT && heat[z] > 0)
+				CHECK(nr_hot == l.max_fine - c.survey &&
+				      heat[z] <= c.hysteresis * coldest_hot);
+		/* A survey moved on is the next zones from where it stood that are not hot. */
+		CHECK_UINT(nr_survey, c.survey);
+		if (!advance)
+			continue;
+		for (uint32_t k = 0; k < NZ && n < c.survey; k++) {
+			uint32_t z = (from + k) % NZ;
+
+			if (kind[z] == ZONE_HOT)
+				continue;
+			CHECK_UINT(kind[z], ZONE_SURVEY);
+			n++;
+		}
+	}
 }
 
 static struct statsparse_area rd(uint32_t n)
@@ -408,9 +528,11 @@ int main(void)
 	test_choose_hottest();
 	test_choose_hysteresis();
 	test_choose_cold();
+	test_choose_survey();
 	test_choose_max_new();
 	test_choose_full_resolution();
 	test_choose_free_slots();
+	test_choose_random();
 	test_apply();
 	test_apply_coarse();
 	test_apply_one_extent();
