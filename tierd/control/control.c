@@ -172,6 +172,13 @@ void control_reply(struct control_conn *conn, json_object *reply)
 	conn_send(conn, reply);
 	rpc_request_destroy(&conn->req);
 	conn->busy = 0;
+	/*
+	 * The loop's cached time is that of before the request when the method
+	 * blocked it (pool create of a 16 TiB pool writes its map for minutes):
+	 * without the update the idle timer, already due, would drop the
+	 * connection before the reply is written.
+	 */
+	ev_now_update(conn->control->loop);
 	conn->last_active = ev_now(conn->control->loop);
 	/* A reply from a long operation: go on with what the client sent meanwhile. */
 	if (!conn->dispatching)
