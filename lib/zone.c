@@ -5,10 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Fine zones a layout of zone size ze allows, or 0 when ze does not fit the budget. */
+static uint32_t zone_fine_allowed(const struct zone_layout *l, uint64_t budget_bytes)
+{
+	uint64_t zone_bytes = (uint64_t)l->zone_extents * l->area_bytes, fine;
+
+	if (zone_coarse_bytes(l) * ZONE_COARSE_SHARE > budget_bytes ||
+	    zone_coarse_bytes(l) + zone_bytes > budget_bytes)
+		return 0;
+	fine = (budget_bytes - zone_coarse_bytes(l)) / zone_bytes;
+	if (fine > ZONE_MAX_FINE)
+		fine = ZONE_MAX_FINE;
+	return fine < l->nr_zones ? (uint32_t)fine : l->nr_zones;
+}
+
 int zone_layout_plan(struct zone_layout *l, uint32_t nr_extents, uint64_t area_bytes,
 		     uint64_t budget_bytes)
 {
-	uint64_t zone_bytes;
+	struct zone_layout best = { 0 };
+	uint64_t best_cover = 0;
 
 	if (!area_bytes)
 		return -EINVAL;
@@ -21,19 +36,34 @@ int zone_layout_plan(struct zone_layout *l, uint32_t nr_extents, uint64_t area_b
 	};
 	if ((uint64_t)nr_extents * area_bytes <= budget_bytes)
 		return 0;
+	/*
+	 * The most extents at extent resolution at once, in the smallest zones
+	 * that give it: larger zones cover more while ZONE_MAX_FINE binds, and
+	 * about the same once the budget does, only coarser.
+	 */
 	for (uint32_t ze = 2; ze <= ZONE_MAX_EXTENTS; ze *= 2) {
+		uint32_t fine;
+
 		l->zone_extents = ze;
 		l->nr_zones = (uint32_t)(((uint64_t)nr_extents + ze - 1) / ze);
-		zone_bytes = (uint64_t)ze * area_bytes;
-		if (zone_coarse_bytes(l) * ZONE_COARSE_SHARE > budget_bytes ||
-		    zone_coarse_bytes(l) + zone_bytes > budget_bytes)
+		fine = zone_fine_allowed(l, budget_bytes);
+		if (!fine) {
+			if (best_cover)
+				break;
 			continue;
-		l->max_fine = (uint32_t)((budget_bytes - zone_coarse_bytes(l)) / zone_bytes);
-		if (l->max_fine > l->nr_zones)
-			l->max_fine = l->nr_zones;
-		return 0;
+		}
+		if ((uint64_t)fine * ze > best_cover) {
+			best = *l;
+			best.max_fine = fine;
+			best_cover = (uint64_t)fine * ze;
+		}
+		if (fine < ZONE_MAX_FINE && fine < l->nr_zones)
+			break;
 	}
-	return -ENOSPC;
+	if (!best_cover)
+		return -ENOSPC;
+	*l = best;
+	return 0;
 }
 
 uint32_t zone_extents_of(const struct zone_layout *l, uint32_t z, uint32_t *first)

@@ -24,6 +24,13 @@
 
 /* The coarse region takes at most 1/this of the budget; the fine regions the rest. */
 #define ZONE_COARSE_SHARE 8
+/*
+ * Fine regions at most, whatever the budget: dm-stats walks every region of
+ * the device at the start and at the end of each bio (dm_stats_account_io),
+ * so each region costs every I/O of the volume some CPU.  33 regions cost a
+ * bio 33 range checks where one region over the volume costs one.
+ */
+#define ZONE_MAX_FINE 32u
 /* Zones larger than this would hide too much: heat is off instead (-ENOSPC). */
 #define ZONE_MAX_EXTENTS 65536u
 
@@ -37,11 +44,16 @@ struct zone_layout {
 };
 
 /*
- * Full resolution when nr_extents areas fit budget_bytes; else the smallest
- * zone size whose coarse region fits 1/ZONE_COARSE_SHARE of the budget and
- * leaves room for at least one fine zone.  -EINVAL for area_bytes 0;
- * -ENOSPC when no zone size up to ZONE_MAX_EXTENTS fits (*l is then still
- * filled with the smallest layout tried, for the message).
+ * Full resolution when nr_extents areas fit budget_bytes; else zones.  A
+ * zone size fits when its coarse region takes at most 1/ZONE_COARSE_SHARE
+ * of the budget and leaves room for a fine zone; max_fine is then as many
+ * fine zones as the rest holds, at most ZONE_MAX_FINE and nr_zones.  From
+ * the smallest size that fits, sizes double while ZONE_MAX_FINE rather than
+ * the budget bounds max_fine; of those tried, the one with the most extents
+ * at extent resolution at once (max_fine * zone_extents) is the layout, the
+ * smaller on a tie.  -EINVAL for area_bytes 0; -ENOSPC when no zone size up
+ * to ZONE_MAX_EXTENTS fits (*l is then still filled with the largest layout
+ * tried, for the message).
  */
 int zone_layout_plan(struct zone_layout *l, uint32_t nr_extents, uint64_t area_bytes,
 		     uint64_t budget_bytes);

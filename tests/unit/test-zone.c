@@ -19,6 +19,16 @@ static int layout_fits(uint32_t nr, uint32_t ze, uint64_t area, uint64_t budget)
 	return coarse * ZONE_COARSE_SHARE <= budget && coarse + (uint64_t)ze * area <= budget;
 }
 
+/* Fine zones of size ze that fit beside the coarse region, capped as zone.h says. */
+static uint32_t fine_fits(uint32_t nr, uint32_t ze, uint64_t area, uint64_t budget)
+{
+	uint64_t nz = ((uint64_t)nr + ze - 1) / ze, fine = (budget - nz * area) / (ze * area);
+
+	if (fine > ZONE_MAX_FINE)
+		fine = ZONE_MAX_FINE;
+	return (uint32_t)(fine < nz ? fine : nz);
+}
+
 static void check_layout(uint32_t nr, uint64_t area, uint64_t budget)
 {
 	struct zone_layout l;
@@ -40,18 +50,19 @@ static void check_layout(uint32_t nr, uint64_t area, uint64_t budget)
 		CHECK_UINT(l.max_fine, 0);
 		return;
 	}
-	/* The smallest power of two that meets both rules. */
+	/* A power of two that meets both rules; no smaller one covers as much. */
 	CHECK(l.zone_extents >= 2 && l.zone_extents <= ZONE_MAX_EXTENTS);
 	CHECK_UINT(l.zone_extents & (l.zone_extents - 1), 0);
 	CHECK(layout_fits(nr, l.zone_extents, area, budget));
 	for (uint32_t ze = 2; ze < l.zone_extents; ze *= 2)
-		CHECK(!layout_fits(nr, ze, area, budget));
+		CHECK(!layout_fits(nr, ze, area, budget) ||
+		      (uint64_t)fine_fits(nr, ze, area, budget) * ze <
+			      (uint64_t)l.max_fine * l.zone_extents);
 	CHECK_UINT(l.nr_zones, ((uint64_t)nr + l.zone_extents - 1) / l.zone_extents);
-	/* As many fine zones as the rest of the budget holds, at least one. */
-	CHECK(l.max_fine >= 1 && l.max_fine <= l.nr_zones);
+	/* As many fine zones as the rest of the budget holds, at least one, at most the cap. */
+	CHECK(l.max_fine >= 1 && l.max_fine <= l.nr_zones && l.max_fine <= ZONE_MAX_FINE);
+	CHECK_UINT(l.max_fine, fine_fits(nr, l.zone_extents, area, budget));
 	CHECK(zone_coarse_bytes(&l) + zone_fine_bytes(&l, l.max_fine) <= budget);
-	if (l.max_fine < l.nr_zones)
-		CHECK(zone_coarse_bytes(&l) + zone_fine_bytes(&l, l.max_fine + 1) > budget);
 	/* The zones cover every extent once, in order. */
 	for (uint32_t z = 0; z < l.nr_zones; z++) {
 		n = zone_extents_of(&l, z, &first);
@@ -82,37 +93,37 @@ static void test_layout(void)
 	CHECK_UINT(l.nr_zones, 0);
 	CHECK_UINT(l.max_fine, 0);
 
-	/* One byte short: zones of 16 (8 would make a coarse region over 1/8 of the budget). */
+	/*
+	 * One byte short: zones of 16 fit (8 would make a coarse region over 1/8
+	 * of the budget) but the cap of 32 fine zones binds; zones of 32 put 30
+	 * of them, 960 extents, at extent resolution.
+	 */
 	CHECK_OK(zone_layout_plan(&l, 1000, AREA, 1000 * AREA - 1));
-	CHECK_UINT(l.zone_extents, 16);
-	CHECK_UINT(l.nr_zones, 63);
-	CHECK_UINT(zone_coarse_bytes(&l), 63 * AREA);
-	CHECK_UINT(zone_fine_bytes(&l, 2), 2 * 16 * AREA);
-	CHECK_UINT(l.max_fine, (1000 * AREA - 1 - 63 * AREA) / (16 * AREA));
+	CHECK_UINT(l.zone_extents, 32);
+	CHECK_UINT(l.nr_zones, 32);
+	CHECK_UINT(zone_coarse_bytes(&l), 32 * AREA);
+	CHECK_UINT(zone_fine_bytes(&l, 2), 2 * 32 * AREA);
+	CHECK_UINT(l.max_fine, 30);
 	/* The last zone is shorter, and there is nothing past it. */
-	CHECK_UINT(zone_extents_of(&l, 0, &first), 16);
+	CHECK_UINT(zone_extents_of(&l, 0, &first), 32);
 	CHECK_UINT(first, 0);
-	CHECK_UINT(zone_extents_of(&l, 61, &first), 16);
-	CHECK_UINT(first, 976);
-	CHECK_UINT(zone_extents_of(&l, 62, &first), 8);
+	CHECK_UINT(zone_extents_of(&l, 30, &first), 32);
+	CHECK_UINT(first, 960);
+	CHECK_UINT(zone_extents_of(&l, 31, &first), 8);
 	CHECK_UINT(first, 992);
-	CHECK_UINT(zone_extents_of(&l, 63, &first), 0);
+	CHECK_UINT(zone_extents_of(&l, 32, &first), 0);
 	CHECK_UINT(first, 1000);
-	CHECK_UINT(zone_extents_of(&l, UINT32_MAX, &first), 0);
-	CHECK_UINT(first, 1000);
-
-	/* 16 TiB and 200 TiB of 4 MiB extents in 64 MiB (docs/heat.md). */
+	/* 16 TiB and 200 TiB of 4 MiB extents in 64 MiB (docs/heat.md): 24 zones of 32 GiB. */
 	CHECK_OK(zone_layout_plan(&l, 16u << 18, AREA, 64 * MIB));
-	CHECK_UINT(l.zone_extents, 256);
-	CHECK_UINT(l.nr_zones, 16384);
-	CHECK_UINT(l.max_fine, 735);
-	CHECK_UINT(zone_coarse_bytes(&l), 16384 * AREA);
-	CHECK_UINT(zone_fine_bytes(&l, 735), UINT64_C(735) * 256 * AREA);
-	/* 2048 would give 25,600 zones, 8.4 MB: just over 8 MiB. */
+	CHECK_UINT(l.zone_extents, 8192);
+	CHECK_UINT(l.nr_zones, 512);
+	CHECK_UINT(l.max_fine, 24);
+	CHECK_UINT(zone_coarse_bytes(&l), 512 * AREA);
+	CHECK_UINT(zone_fine_bytes(&l, 24), UINT64_C(24) * 8192 * AREA);
 	CHECK_OK(zone_layout_plan(&l, 200u << 18, AREA, 64 * MIB));
-	CHECK_UINT(l.zone_extents, 4096);
-	CHECK_UINT(l.nr_zones, 12800);
-	CHECK_UINT(l.max_fine, 46);
+	CHECK_UINT(l.zone_extents, 8192);
+	CHECK_UINT(l.nr_zones, 6400);
+	CHECK_UINT(l.max_fine, 24);
 
 	/* No zone size fits: the largest one tried is left for the message. */
 	CHECK_INT(zone_layout_plan(&l, UINT32_MAX, AREA, 64 * MIB), -ENOSPC);
@@ -418,16 +429,16 @@ static void test_apply(void)
 	struct zone_layout l;
 	struct heat_params p;
 	struct heat_table t, want;
-	struct statsparse_area fine[16] = { 0 }, coarse = rd(10);
-	uint8_t kind[63] = { 0 };
-	double share[16], decay = 0.5;
+	struct statsparse_area fine[32] = { 0 }, coarse = rd(10);
+	uint8_t kind[32] = { 0 };
+	double share[32], decay = 0.5;
 
 	heat_params_default(&p);
 	CHECK_OK(zone_layout_plan(&l, 1000, AREA, 1000 * AREA - 1));
-	CHECK_UINT(l.zone_extents, 16);
+	CHECK_UINT(l.zone_extents, 32);
 	CHECK_OK(heat_table_init(&t, 1000));
 	CHECK_OK(heat_table_init(&want, 1000));
-	for (uint32_t i = 0; i < 16; i++)
+	for (uint32_t i = 0; i < 32; i++)
 		fine[i] = rd(i % 3);
 	for (uint32_t i = 0; i < 1000; i++)
 		t.e[i].heat = want.e[i].heat = (float)(i % 7);
@@ -435,20 +446,20 @@ static void test_apply(void)
 	kind[1] = ZONE_HOT;
 	kind[2] = ZONE_SURVEY;
 	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, fine, decay, share), 1);
-	CHECK_OK(heat_apply_range(&want, &p, fine, 16, 16, decay));
+	CHECK_OK(heat_apply_range(&want, &p, fine, 32, 32, decay));
 	CHECK_INT(zone_apply(&l, kind, 2, &t, &p, NULL, fine, decay, NULL), 1);
-	CHECK_OK(heat_apply_range(&want, &p, fine, 32, 16, decay));
+	CHECK_OK(heat_apply_range(&want, &p, fine, 64, 32, decay));
 	/* A coarse zone's area is shared among its extents. */
 	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, &coarse, NULL, decay, share), 0);
-	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 0, 16, decay, NULL));
+	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 0, 32, decay, NULL));
 	/* The last zone has 8 extents; nothing past the table is touched. */
-	CHECK_INT(zone_apply(&l, kind, 62, &t, &p, &coarse, NULL, decay, share), 0);
+	CHECK_INT(zone_apply(&l, kind, 31, &t, &p, &coarse, NULL, decay, share), 0);
 	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 992, 8, decay, NULL));
 	for (uint32_t i = 0; i < 1000; i++) {
 		CHECK(t.e[i].heat == want.e[i].heat);
 		CHECK_UINT(t.e[i].reads, want.e[i].reads);
 	}
-	CHECK_INT(zone_apply(&l, kind, 63, &t, &p, &coarse, fine, decay, share), -EINVAL);
+	CHECK_INT(zone_apply(&l, kind, 32, &t, &p, &coarse, fine, decay, share), -EINVAL);
 	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, decay, share), -EINVAL);
 	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, NULL, fine, decay, share), -EINVAL);
 	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, &coarse, NULL, 2, share), -EINVAL);
