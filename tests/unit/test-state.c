@@ -1,22 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state: SQLite round trips of pools, extent moves, heat and I/O history. */
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
+#include "schema.h"
 #include "state.h"
 
 static char dir[] = "/tmp/test-state.XXXXXX";
 
-static struct state *open_state(void)
+static struct state *open_state_in(const char *d)
 {
 	struct state *st = NULL;
 	char err[256];
 
-	CHECK_OK(state_open(&st, dir, err, sizeof(err)));
+	if (state_open(&st, d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "state_open: %s\n", err);
+		CHECK(0);
+	}
 	return st;
+}
+
+static struct state *open_state(void)
+{
+	return open_state_in(dir);
+}
+
+/* A folder of its own under dir, for a test that needs a pool alone. */
+static const char *sub_dir(const char *name)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+/* A second connection to the same file, for what tierd never does: raw SQL. */
+static sqlite3 *raw_open(const char *d)
+{
+	char path[160];
+	sqlite3 *db = NULL;
+
+	snprintf(path, sizeof(path), "%s/tierd.db", d);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "%s: %s\n", sql, msg ? msg : "?");
+		CHECK(0);
+	}
+}
+
+static int64_t raw_count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t n;
+
+	CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_step(stmt), SQLITE_ROW);
+	n = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return n;
 }
 
 static void make_pool(struct state_pool *p, uint32_t nr_logical)
@@ -298,6 +352,364 @@ static void test_tiering(void)
 	state_close(st);
 }
 
+/* ---- the extent map as runs (schema/005-extent-runs.sql) ---- */
+
+struct test_run {
+	int64_t le, nr, dev, pe;
+};
+
+/* The stored runs of pool id in le order; at most max, the count returned. */
+static size_t runs_dump(sqlite3 *db, int64_t id, struct test_run *out, size_t max)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t n = 0;
+
+	CHECK_INT(sqlite3_prepare_v2(db, "SELECT le, nr, dev, pe FROM extent_run WHERE pool_id = ?1"
+				     " ORDER BY le", -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_int64(stmt, 1, id);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		CHECK(n < max);
+		out[n++] = (struct test_run){ sqlite3_column_int64(stmt, 0),
+					      sqlite3_column_int64(stmt, 1),
+					      sqlite3_column_int64(stmt, 2),
+					      sqlite3_column_int64(stmt, 3) };
+	}
+	sqlite3_finalize(stmt);
+	return n;
+}
+
+/* Maximal runs of m, counted here independently of the store. */
+static size_t map_runs(const struct extmap *m)
+{
+	struct extmap_loc prev = { .dev = EXTMAP_NO_DEV };
+	size_t n = 0;
+
+	for (uint32_t le = 0; le < m->nr_logical; le++) {
+		struct extmap_loc loc = extmap_get(m, le);
+
+		if (loc.dev != EXTMAP_NO_DEV && !(le > 0 && loc.dev == prev.dev && loc.pe == prev.pe + 1))
+			n++;
+		prev = loc;
+	}
+	return n;
+}
+
+static uint64_t rnd(uint64_t *seed)
+{
+	*seed ^= *seed << 13;
+	*seed ^= *seed >> 7;
+	*seed ^= *seed << 17;
+	return *seed;
+}
+
+/* Put le at (dev, pe) if that pe is free: 1 if it moved. */
+static int try_move(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	int r = extmap_get(m, le).dev == EXTMAP_NO_DEV ? extmap_map(m, le, dev, pe) :
+							 extmap_remap(m, le, dev, pe);
+
+	CHECK(r == 0 || r == -EBUSY || r == -EINVAL);
+	return r == 0;
+}
+
+/*
+ * One random change of m, its le appended to changed[]: a single move, a
+ * block of consecutive extents to consecutive pe (runs that join), a move
+ * back home (runs that merge again), an unmap, or an le named that did not
+ * change at all.
+ */
+static void random_change(struct extmap *m, uint64_t *seed, uint32_t *changed, size_t *n)
+{
+	uint32_t le = (uint32_t)(rnd(seed) % m->nr_logical);
+	unsigned dev = (unsigned)(rnd(seed) % m->nr_devs), k;
+	uint32_t pe = (uint32_t)(rnd(seed) % m->nr_pe[dev]);
+
+	switch (rnd(seed) % 10) {
+	case 0:
+		if (extmap_get(m, le).dev != EXTMAP_NO_DEV && extmap_unmap(m, le) == 0)
+			changed[(*n)++] = le;
+		break;
+	case 1:
+		if (try_move(m, le, 0, le))
+			changed[(*n)++] = le;
+		break;
+	case 2:
+		changed[(*n)++] = le;
+		break;
+	case 3:
+	case 4:
+	case 5:
+		for (k = 1 + (unsigned)(rnd(seed) % 8); k > 0 && le < m->nr_logical; k--, le++, pe++)
+			if (try_move(m, le, dev, pe))
+				changed[(*n)++] = le;
+		break;
+	default:
+		if (try_move(m, le, dev, pe))
+			changed[(*n)++] = le;
+	}
+}
+
+/* The stored pool p->id loads with p's map. */
+static void check_loads_as(struct state *st, const struct state_pool *p)
+{
+	struct state_pool **pools = NULL;
+	size_t nr = 0, found = 0;
+
+	CHECK_OK(state_pool_load_all(st, &pools, &nr));
+	for (size_t i = 0; i < nr; i++) {
+		if (pools[i]->id == p->id) {
+			CHECK(extmap_same_mapping(&p->map, &pools[i]->map));
+			CHECK_OK(extmap_check(&pools[i]->map, NULL));
+			found++;
+		}
+		state_pool_destroy(pools[i]);
+		free(pools[i]);
+	}
+	free(pools);
+	CHECK_UINT(found, 1);
+}
+
+static void test_runs(void)
+{
+	enum { NR = 300, MAX_RUNS = NR + 1, BATCHES = 600 };
+	static struct test_run inc[MAX_RUNS], full[MAX_RUNS];
+	const char *d = sub_dir("runs");
+	struct state *st = open_state_in(d);
+	sqlite3 *db = raw_open(d);
+	struct state_pool p;
+	uint32_t changed[64], home[NR];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t nr_inc, nr_full, n;
+
+	/* A fresh pool is one run per device that holds data. */
+	make_pool(&p, NR);
+	CHECK_OK(state_pool_insert(st, &p));
+	nr_inc = runs_dump(db, p.id, inc, MAX_RUNS);
+	CHECK_UINT(nr_inc, 1);
+	CHECK_INT(inc[0].le, 0);
+	CHECK_INT(inc[0].nr, NR);
+	CHECK_INT(inc[0].dev, 0);
+	CHECK_INT(inc[0].pe, 0);
+	check_loads_as(st, &p);
+
+	/*
+	 * Commits of random batches, each stored extent by extent: the map
+	 * loads back as it is in memory and the runs stay maximal, so their
+	 * number is that of the map's runs.
+	 */
+	for (int b = 0; b < BATCHES; b++) {
+		size_t want = 1 + rnd(&seed) % 16;
+
+		n = 0;
+		while (n < want)
+			random_change(&p.map, &seed, changed, &n);
+		p.meta.generation++;
+		CHECK_OK(state_pool_save_extents(st, &p, changed, n));
+		CHECK_UINT(runs_dump(db, p.id, inc, MAX_RUNS), map_runs(&p.map));
+		check_loads_as(st, &p);
+	}
+	CHECK(map_runs(&p.map) > 50); /* the moves did fragment the map */
+
+	/* The same map saved whole: the very same rows. */
+	nr_inc = runs_dump(db, p.id, inc, MAX_RUNS);
+	CHECK_OK(state_pool_save(st, &p));
+	nr_full = runs_dump(db, p.id, full, MAX_RUNS);
+	CHECK_UINT(nr_inc, nr_full);
+	CHECK(memcmp(inc, full, nr_inc * sizeof(inc[0])) == 0);
+	check_loads_as(st, &p);
+
+	/* Everything home again, in one commit: one run, as when the pool was new. */
+	n = 0;
+	for (uint32_t le = 0; le < NR; le++)
+		if (extmap_get(&p.map, le).dev != 0 || extmap_get(&p.map, le).pe != le) {
+			if (extmap_get(&p.map, le).dev != EXTMAP_NO_DEV)
+				CHECK_OK(extmap_unmap(&p.map, le));
+			home[n++] = le;
+		}
+	for (size_t i = 0; i < n; i++)
+		CHECK_OK(extmap_map(&p.map, home[i], 0, home[i]));
+	CHECK_OK(state_pool_save_extents(st, &p, home, n));
+	CHECK_UINT(runs_dump(db, p.id, inc, MAX_RUNS), 1);
+	check_loads_as(st, &p);
+	sqlite3_close(db);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
+/* Pool p (p->id set) as the schema before 005 stored it: a row per mapped extent. */
+static void insert_old_pool(sqlite3 *db, const struct state_pool *p)
+{
+	sqlite3_stmt *stmt = NULL;
+	char uuid[37];
+
+	metadata_uuid_format(p->meta.uuid, uuid);
+	CHECK_INT(sqlite3_prepare_v2(db, "INSERT INTO pool (id, uuid, name, extent_size, flags,"
+				     " created, generation, nr_logical, want_active)"
+				     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_int64(stmt, 1, p->id);
+	sqlite3_bind_text(stmt, 2, uuid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, p->meta.name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 4, (sqlite3_int64)p->meta.extent_size);
+	sqlite3_bind_int64(stmt, 5, p->meta.flags);
+	sqlite3_bind_int64(stmt, 6, (sqlite3_int64)p->meta.created);
+	sqlite3_bind_int64(stmt, 7, (sqlite3_int64)p->meta.generation);
+	sqlite3_bind_int64(stmt, 8, p->map.nr_logical);
+	sqlite3_bind_int(stmt, 9, p->want_active);
+	CHECK_INT(sqlite3_step(stmt), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	CHECK_INT(sqlite3_prepare_v2(db, "INSERT INTO device (pool_id, idx, uuid, tier, path,"
+				     " size_bytes, logical_block_size, data_start, nr_pe, reserve_pe)"
+				     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &stmt, NULL),
+		  SQLITE_OK);
+	for (unsigned i = 0; i < p->meta.nr_devs; i++) {
+		const struct metadata_dev *d = &p->meta.devs[i];
+
+		metadata_uuid_format(d->uuid, uuid);
+		sqlite3_bind_int64(stmt, 1, p->id);
+		sqlite3_bind_int(stmt, 2, (int)i);
+		sqlite3_bind_text(stmt, 3, uuid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(stmt, 4, metadata_tier_name(d->tier), -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 5, p->paths[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)d->size_bytes);
+		sqlite3_bind_int64(stmt, 7, d->logical_block_size);
+		sqlite3_bind_int64(stmt, 8, (sqlite3_int64)d->data_start);
+		sqlite3_bind_int64(stmt, 9, d->nr_pe);
+		sqlite3_bind_int64(stmt, 10, d->reserve_pe);
+		CHECK_INT(sqlite3_step(stmt), SQLITE_DONE);
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	CHECK_INT(sqlite3_prepare_v2(db, "INSERT INTO extent (pool_id, le, dev, pe) VALUES (?, ?, ?, ?)",
+				     -1, &stmt, NULL), SQLITE_OK);
+	for (uint32_t le = 0; le < p->map.nr_logical; le++) {
+		struct extmap_loc loc = extmap_get(&p->map, le);
+
+		if (loc.dev == EXTMAP_NO_DEV)
+			continue;
+		sqlite3_bind_int64(stmt, 1, p->id);
+		sqlite3_bind_int64(stmt, 2, le);
+		sqlite3_bind_int(stmt, 3, loc.dev);
+		sqlite3_bind_int64(stmt, 4, loc.pe);
+		CHECK_INT(sqlite3_step(stmt), SQLITE_DONE);
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+}
+
+/*
+ * A database of schema 004, its pools' maps a row per extent and moved
+ * about: migration 005 turns the rows into maximal runs, pool by pool, and
+ * the pools load and take commits as before.
+ */
+static void test_runs_migration(void)
+{
+	const char *d = sub_dir("migrate");
+	struct state_pool p[2];
+	uint32_t changed[64];
+	uint64_t seed = 42;
+	struct state *st;
+	sqlite3 *db;
+	size_t n;
+
+	for (int i = 0; i < 2; i++) {
+		make_pool(&p[i], i ? 97 : 250);
+		p[i].id = i + 7;
+		snprintf(p[i].meta.name, sizeof(p[i].meta.name), "tank%d", i);
+		p[i].meta.uuid[1] = (uint8_t)i;
+		p[i].meta.devs[0].uuid[1] = p[i].meta.devs[1].uuid[1] = (uint8_t)(i + 1);
+		for (int k = 0; k < (i ? 40 : 400); k++) {
+			n = 0;
+			random_change(&p[i].map, &seed, changed, &n);
+		}
+	}
+	CHECK(map_runs(&p[0].map) > 40);
+	CHECK_INT(mkdir(d, 0700), 0);
+	db = raw_open(d);
+	CHECK(schema_nr_migrations >= 5);
+	CHECK_STR(schema_migrations[4].name, "005-extent-runs.sql");
+	for (unsigned i = 0; i < 4; i++)
+		raw_exec(db, schema_migrations[i].sql);
+	raw_exec(db, "PRAGMA user_version = 4");
+	raw_exec(db, "BEGIN");
+	insert_old_pool(db, &p[0]);
+	insert_old_pool(db, &p[1]);
+	raw_exec(db, "COMMIT");
+	sqlite3_close(db);
+
+	st = open_state_in(d);
+	db = raw_open(d);
+	CHECK_INT(raw_count(db, "PRAGMA user_version"), 5);
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'extent'"), 0);
+	for (int i = 0; i < 2; i++) {
+		static struct test_run runs[300];
+
+		CHECK_UINT(runs_dump(db, p[i].id, runs, 300), map_runs(&p[i].map));
+		check_loads_as(st, &p[i]);
+	}
+	for (int b = 0; b < 50; b++) {
+		n = 0;
+		while (n < 8)
+			random_change(&p[0].map, &seed, changed, &n);
+		CHECK_OK(state_pool_save_extents(st, &p[0], changed, n));
+	}
+	check_loads_as(st, &p[0]);
+	check_loads_as(st, &p[1]);
+	sqlite3_close(db);
+	state_close(st);
+	state_pool_destroy(&p[0]);
+	state_pool_destroy(&p[1]);
+}
+
+/* A run that cannot be part of the map stops the load, saying which and why. */
+static void test_runs_corrupt(void)
+{
+	static const struct {
+		const char *sql, *why;
+	} bad[] = {
+		{ "UPDATE extent_run SET nr = 101", "ends past the volume's last extent" },
+		{ "UPDATE extent_run SET nr = 9223372036854775807", "ends past the volume's last extent" },
+		{ "UPDATE extent_run SET le = 9223372036854775807, nr = 1",
+		  "ends past the volume's last extent" },
+		{ "UPDATE extent_run SET le = -1", "starts before the volume's first extent" },
+		{ "INSERT INTO extent_run VALUES (1, 50, 10, 1, 0)", "overlaps the run before it" },
+		{ "UPDATE extent_run SET dev = 2", "its device is not the pool's" },
+		{ "UPDATE extent_run SET dev = -1", "its device is not the pool's" },
+		{ "UPDATE extent_run SET dev = 4294967296", "its device is not the pool's" },
+		{ "UPDATE extent_run SET pe = -3", "ends past its device's last extent" },
+		{ "UPDATE extent_run SET nr = 50; INSERT INTO extent_run VALUES (1, 50, 50, 0, 51)",
+		  "ends past its device's last extent" },
+		{ "UPDATE extent_run SET nr = 50; INSERT INTO extent_run VALUES (1, 50, 50, 0, 25)",
+		  "one of its physical extents is mapped twice" },
+	};
+	const char *d = sub_dir("corrupt");
+	struct state *st = open_state_in(d);
+	sqlite3 *db = raw_open(d);
+	struct state_pool p, **pools = NULL;
+	size_t nr = 0;
+
+	make_pool(&p, 100);
+	CHECK_OK(state_pool_insert(st, &p));
+	CHECK_INT(p.id, 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		raw_exec(db, bad[i].sql);
+		CHECK_INT(state_pool_load_all(st, &pools, &nr), -EUCLEAN);
+		if (!strstr(state_last_error(st), bad[i].why) ||
+		    strncmp(state_last_error(st), "pool tank: extent map run le=", 29)) {
+			fprintf(stderr, "%s: \"%s\" does not say \"%s\"\n", bad[i].sql,
+				state_last_error(st), bad[i].why);
+			CHECK(0);
+		}
+		CHECK_OK(state_pool_save(st, &p)); /* the whole map again, from memory */
+		check_loads_as(st, &p);
+	}
+	/* An empty run the table itself refuses. */
+	CHECK(sqlite3_exec(db, "UPDATE extent_run SET nr = 0", NULL, NULL, NULL) == SQLITE_CONSTRAINT);
+	check_loads_as(st, &p);
+	sqlite3_close(db);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -308,6 +720,9 @@ int main(void)
 	test_heat_round_trip();
 	test_tier_io();
 	test_tiering();
+	test_runs();
+	test_runs_migration();
+	test_runs_corrupt();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

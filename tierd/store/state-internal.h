@@ -21,4 +21,14 @@ int state_step_done(struct state *st, sqlite3_stmt *stmt);
 int state_exec_id(struct state *st, const char *sql, int64_t id);
 int state_commit_or_rollback(struct state *st, int r);
 
+/* Defined in state-map.c: the extent map as runs, inside the caller's transaction. */
+/* Insert p's whole map as maximal runs (the pool has no run stored). */
+int state_map_write(struct state *st, const struct state_pool *p);
+/* Store the locations of les[] from p's map; the rest is stored already. */
+int state_map_save_les(struct state *st, const struct state_pool *p, const uint32_t *les,
+		       size_t nr);
+/* Fill p's map (devices added, nothing mapped) from its runs; -EUCLEAN and
+ * st->error naming the run if one is invalid. */
+int state_map_load(struct state *st, struct state_pool *p);
+
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* state: opening the database, migrations, transactions, and the pool, device and extent rows. */
+/* state: opening the database, migrations, transactions, and the pool and device rows. */
 #include "state.h"
 
 #include <errno.h>
@@ -221,9 +221,7 @@ static int state_write_pool(struct state *st, const struct state_pool *p)
 		"INSERT INTO device (pool_id, idx, uuid, tier, path, size_bytes,"
 		" logical_block_size, data_start, nr_pe, reserve_pe)"
 		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	static const char *const sql_extent =
-		"INSERT INTO extent (pool_id, le, dev, pe) VALUES (?, ?, ?, ?)";
-	sqlite3_stmt *dev = NULL, *ext = NULL;
+	sqlite3_stmt *dev = NULL;
 	char uuid[37];
 	int r;
 
@@ -248,24 +246,8 @@ static int state_write_pool(struct state *st, const struct state_pool *p)
 		if (r < 0)
 			goto out;
 	}
-	r = state_prepare(st, sql_extent, &ext);
-	if (r < 0)
-		goto out;
-	for (uint32_t le = 0; le < p->map.nr_logical; le++) {
-		struct extmap_loc loc = extmap_get(&p->map, le);
-
-		if (loc.dev == EXTMAP_NO_DEV)
-			continue;
-		sqlite3_bind_int64(ext, 1, p->id);
-		sqlite3_bind_int64(ext, 2, le);
-		sqlite3_bind_int(ext, 3, loc.dev);
-		sqlite3_bind_int64(ext, 4, loc.pe);
-		r = state_step_done(st, ext);
-		if (r < 0)
-			goto out;
-	}
+	r = state_map_write(st, p);
 out:
-	sqlite3_finalize(ext);
 	sqlite3_finalize(dev);
 	return r;
 }
@@ -344,7 +326,7 @@ int state_pool_save(struct state *st, const struct state_pool *p)
 	}
 	sqlite3_finalize(stmt);
 	if (r == 0)
-		r = state_exec_id(st, "DELETE FROM extent WHERE pool_id = ?1", p->id);
+		r = state_exec_id(st, "DELETE FROM extent_run WHERE pool_id = ?1", p->id);
 	if (r == 0)
 		r = state_exec_id(st, "DELETE FROM device WHERE pool_id = ?1", p->id);
 	if (r == 0)
@@ -371,19 +353,7 @@ int state_pool_save_extents(struct state *st, const struct state_pool *p, const 
 	sqlite3_finalize(stmt);
 	stmt = NULL;
 	if (r == 0)
-		r = state_prepare(st, "UPDATE extent SET dev = ?1, pe = ?2 WHERE pool_id = ?3 AND le = ?4",
-				  &stmt);
-	for (size_t i = 0; r == 0 && i < nr; i++) {
-		struct extmap_loc loc = extmap_get(&p->map, les[i]);
-
-		sqlite3_bind_int(stmt, 1, loc.dev);
-		sqlite3_bind_int64(stmt, 2, loc.pe);
-		sqlite3_bind_int64(stmt, 3, p->id);
-		sqlite3_bind_int64(stmt, 4, les[i]);
-		r = state_step_done(st, stmt);
-	}
-	sqlite3_finalize(stmt);
-	stmt = NULL;
+		r = state_map_save_les(st, p, les, nr);
 	if (r == 0)
 		r = state_prepare(st, "DELETE FROM migration WHERE pool_id = ?1 AND le = ?2", &stmt);
 	for (size_t i = 0; r == 0 && i < nr; i++) {
@@ -487,40 +457,6 @@ out:
 	return r;
 }
 
-static int state_load_extents(struct state *st, struct state_pool *p)
-{
-	sqlite3_stmt *stmt = NULL;
-	int r, rc;
-
-	r = state_prepare(st, "SELECT le, dev, pe FROM extent WHERE pool_id = ?1", &stmt);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, p->id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		sqlite3_int64 le = sqlite3_column_int64(stmt, 0);
-		sqlite3_int64 dev = sqlite3_column_int64(stmt, 1);
-		sqlite3_int64 pe = sqlite3_column_int64(stmt, 2);
-
-		r = -EUCLEAN;
-		if (le < 0 || le > UINT32_MAX || dev < 0 || dev >= EXTMAP_MAX_DEVS || pe < 0 ||
-		    pe > UINT32_MAX)
-			goto bad;
-		r = extmap_map(&p->map, (uint32_t)le, (unsigned)dev, (uint32_t)pe);
-		if (r < 0)
-			goto bad;
-	}
-	if (rc != SQLITE_DONE)
-		r = state_fail(st, rc);
-	goto out;
-bad:
-	snprintf(st->error, sizeof(st->error), "pool %s: extent map row le=%lld invalid (%s)",
-		 p->meta.name, (long long)sqlite3_column_int64(stmt, 0), strerror(-r));
-	r = -EUCLEAN;
-out:
-	sqlite3_finalize(stmt);
-	return r;
-}
-
 int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t *nr_out)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -565,7 +501,7 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 		r = state_load_devices(st, p);
 		if (r < 0)
 			goto fail;
-		r = state_load_extents(st, p);
+		r = state_map_load(st, p);
 		if (r < 0)
 			goto fail;
 	}

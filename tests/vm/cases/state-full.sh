@@ -64,7 +64,13 @@ assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
 
 step "the state's map differs from the devices' at the same generation"
 tierd_stop
-sqlite3 "$TIERD_STATE/tierd.db" "UPDATE extent SET pe = 1 - pe WHERE le IN (0, 1)"
+# Extents 0 and 1 swap places: the run of [0, 4) becomes three.
+sqlite3 "$TIERD_STATE/tierd.db" "
+	UPDATE extent_run SET le = 2, nr = nr - 2, pe = pe + 2 WHERE le = 0 AND pe = 0 AND nr > 2;
+	INSERT INTO extent_run SELECT pool_id, 0, 1, dev, 1 FROM extent_run WHERE le = 2;
+	INSERT INTO extent_run SELECT pool_id, 1, 1, dev, 0 FROM extent_run WHERE le = 2;"
+assert_eq "runs of the state's map edited" "0|1|1 1|1|0" \
+	"$(sqlite3 "$TIERD_STATE/tierd.db" "SELECT le, nr, pe FROM extent_run WHERE le < 2" | tr '\n' ' ' | sed 's/ $//')"
 tierd_start
 grep -q "differs from generation" /tmp/tierd.log || fail "tierd did not notice the maps differ"
 vm_drop_caches
