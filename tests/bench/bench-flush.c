@@ -2,7 +2,8 @@
 /*
  * bench-flush: storing the heat of 1,000,000 extents in SQLite, in the
  * chunks the daemon uses, against the targets of docs/heat.md: under 2 s in
- * all and no chunk (one event-loop step) over 50 ms.
+ * all and no chunk (one event-loop step) over 50 ms, whether the rows are
+ * inserted, replaced, or deleted because their extents went cold.
  *
  * Usage: bench-flush [DIR]   (a scratch state directory, default a new one in /tmp)
  */
@@ -32,7 +33,8 @@ int main(int argc, char **argv)
 	struct state_pool p = { 0 };
 	struct heat_table t = { 0 };
 	struct state *st = NULL;
-	double start, worst = 0, total;
+	static const char *const what[] = { "insert ", "replace", "cool   " };
+	double start, worst = 0, total, worst_all = 0, total_all = 0;
 	unsigned dev;
 	int r;
 
@@ -67,8 +69,13 @@ int main(int argc, char **argv)
 		t.e[i].writes = i % 17;
 	}
 	t.last_sample_ns = 1;
-	for (int round = 0; round < 2; round++) {
-		/* Round 0 inserts every row, round 1 replaces them: the steady state. */
+	for (int round = 0; round < 3; round++) {
+		/*
+		 * Round 0 inserts every row, round 1 replaces them (the steady
+		 * state), round 2 finds every extent cold and deletes them.
+		 */
+		if (round == 2)
+			memset(t.e, 0, (size_t)EXTENTS * sizeof(t.e[0]));
 		worst = 0;
 		start = now_ms();
 		for (uint32_t from = 0; from < EXTENTS; from += CHUNK) {
@@ -85,8 +92,12 @@ int main(int argc, char **argv)
 		}
 		total = now_ms() - start;
 		printf("%s %u extents in chunks of %u: %.0f ms in all, slowest chunk %.1f ms\n",
-		       round ? "replace" : "insert ", EXTENTS, CHUNK, total, worst);
+		       what[round], EXTENTS, CHUNK, total, worst);
+		total_all = total > total_all ? total : total_all;
+		worst_all = worst > worst_all ? worst : worst_all;
 	}
+	total = total_all;
+	worst = worst_all;
 	printf("target       under 2000 ms in all, no chunk over 50 ms: %s\n",
 	       total < 2000 && worst < 50 ? "met" : "MISSED");
 	heat_table_destroy(&t);

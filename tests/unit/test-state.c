@@ -710,6 +710,46 @@ static void test_runs_corrupt(void)
 	state_close(st);
 }
 
+/* Cold chunks of heat are no rows; a chunk that cools loses its row. */
+static void test_heat_cold(void)
+{
+	const uint32_t nr = 3 * STATE_HEAT_CHUNK + 5;
+	const char *d = sub_dir("heat-cold");
+	struct state *st = open_state_in(d);
+	sqlite3 *db = raw_open(d);
+	struct heat_table t, back;
+	struct state_pool p;
+
+	make_pool(&p, 10);
+	CHECK_OK(state_pool_insert(st, &p));
+	CHECK_OK(heat_table_init(&t, nr));
+	CHECK_OK(state_heat_save(st, p.id, &t, 0, nr));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM heat"), 0);
+	/* Each field alone keeps its chunk. */
+	t.e[STATE_HEAT_CHUNK + 7].moved_at = 1700000000;
+	t.e[3 * STATE_HEAT_CHUNK + 4].reads = 1;
+	CHECK_OK(state_heat_save(st, p.id, &t, 0, nr));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM heat"), 2);
+	t.e[STATE_HEAT_CHUNK + 7].moved_at = 0;
+	t.e[3 * STATE_HEAT_CHUNK + 4].reads = 0;
+	t.e[3 * STATE_HEAT_CHUNK + 4].writes = 3;
+	t.e[5].heat = 0.25f;
+	/* In the daemon's steps: the chunk that cooled is deleted in its own. */
+	CHECK_OK(state_heat_save(st, p.id, &t, 0, STATE_HEAT_CHUNK));
+	CHECK_OK(state_heat_save(st, p.id, &t, STATE_HEAT_CHUNK, 2 * STATE_HEAT_CHUNK));
+	CHECK_OK(state_heat_save(st, p.id, &t, 2 * STATE_HEAT_CHUNK, nr));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM heat"), 2);
+	CHECK_INT(raw_count(db, "SELECT sum(first_le) FROM heat"), 3 * STATE_HEAT_CHUNK);
+	CHECK_OK(heat_table_init(&back, nr));
+	CHECK_OK(state_heat_load(st, p.id, &back));
+	CHECK(memcmp(back.e, t.e, nr * sizeof(t.e[0])) == 0);
+	heat_table_destroy(&back);
+	heat_table_destroy(&t);
+	sqlite3_close(db);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -723,6 +763,7 @@ int main(void)
 	test_runs();
 	test_runs_migration();
 	test_runs_corrupt();
+	test_heat_cold();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

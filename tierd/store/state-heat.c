@@ -23,6 +23,15 @@ static void put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Nothing to keep: no heat, no I/O, never moved, the state of an extent with no row. */
+static int heat_cold(const struct heat_extent *e, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (e[i].heat != 0.0f || e[i].moved_at || e[i].reads || e[i].writes)
+			return 0;
+	return 1;
+}
+
 static uint64_t get_le64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -79,7 +88,7 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t)
 int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, uint32_t from,
 		    uint32_t to)
 {
-	sqlite3_stmt *stmt = NULL;
+	sqlite3_stmt *stmt = NULL, *del = NULL;
 	uint8_t *data;
 	int r;
 
@@ -106,10 +115,20 @@ int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, ui
 		r = state_prepare(st,
 				  "INSERT OR REPLACE INTO heat (pool_id, first_le, nr, data)"
 				  " VALUES (?1, ?2, ?3, ?4)", &stmt);
+	if (r == 0)
+		r = state_prepare(st, "DELETE FROM heat WHERE pool_id = ?1 AND first_le = ?2", &del);
 	/* Rows always start at multiples of the chunk, so a row replaces its own past. */
 	for (uint32_t first = from; r == 0 && first < to; first += STATE_HEAT_CHUNK) {
 		uint32_t nr = to - first < STATE_HEAT_CHUNK ? to - first : STATE_HEAT_CHUNK;
 
+		/* A cold chunk is no row (state_heat_load leaves it zero): a pool
+		 * stores heat in proportion to what was used, not to its size. */
+		if (heat_cold(&t->e[first], nr)) {
+			sqlite3_bind_int64(del, 1, id);
+			sqlite3_bind_int64(del, 2, first);
+			r = state_step_done(st, del);
+			continue;
+		}
 		for (uint32_t i = 0; i < nr; i++) {
 			const struct heat_extent *e = &t->e[first + i];
 			uint8_t *rec = data + (size_t)i * STATE_HEAT_RECORD;
@@ -127,6 +146,7 @@ int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, ui
 		sqlite3_bind_blob(stmt, 4, data, (int)(nr * STATE_HEAT_RECORD), SQLITE_STATIC);
 		r = state_step_done(st, stmt);
 	}
+	sqlite3_finalize(del);
 	sqlite3_finalize(stmt);
 	r = state_commit_or_rollback(st, r);
 out:

@@ -53,10 +53,12 @@ int state_pool_delete(struct state *st, int64_t id);
 /* Extents per stored heat row; a flush step stores whole rows. */
 #define STATE_HEAT_CHUNK 16384u
 
-/* Load the stored heat into t (sized to the pool's extents; rows past it ignored). */
+/* Load the stored heat into t (sized to the pool's extents; rows past it
+ * ignored). A chunk with no row stays as t has it: zero from heat_table_init(). */
 int state_heat_load(struct state *st, int64_t id, struct heat_table *t);
 /* Store extents [from, to) of t, from a multiple of STATE_HEAT_CHUNK, and t's
- * sample time, in one transaction. */
+ * sample time, in one transaction. A chunk whose extents are all zero (no
+ * heat, reads, writes or move time) is stored as no row. */
 int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, uint32_t from,
 		    uint32_t to);
 
