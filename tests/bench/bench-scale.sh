@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench-scale: what a pool costs as it grows, measured in the VM
+# (tests/vm/vm-run, 8 GiB guest) on loop devices over sparse files on one
+# tmpfs: an HDD of N TiB and an SSD of N * 32 GiB (16 TiB + 512 GiB), 4 MiB
+# extents, no I/O. For each size, and each build of TIERD_BENCH_BUILDS (so
+# that two builds compare within one boot):
+#
+#   create_s    tierctl pool create, from the request to its reply
+#   stop_s      tierd_stop (SIGTERM: heat stored, state closed) until it exited
+#   db_bytes    tierd.db (and any -wal or -shm left) after that stop
+#   activate_s  tierd started again until `pool show` says active
+#   rss_*_mib   tierd's VmRSS (/proc/PID/status) after the create and after
+#               the activation
+#
+# Usage (on the host, from a build without sanitizers):
+#   tests/bench/bench-scale.sh
+#   TIERD_BENCH_TIB="1 16 100 200" TIERD_BENCH_BUILDS="build ../base/build" tests/bench/bench-scale.sh
+# It boots the VM and runs itself inside it; the results end in a table.
+# Environment (TIERD_* reaches the guest):
+#   TIERD_BENCH_TIB     HDD sizes in TiB (default "1 16")
+#   TIERD_BENCH_BUILDS  meson build directories to compare, absolute or
+#                       relative to the source tree (default: TIERD_BUILD_DIR)
+#   TIERD_BENCH_OPTS    tierd's options (default "--sample-interval 86400
+#                       --client-timeout 0": no heat sample runs into a
+#                       timing, and a create that holds the loop for over a
+#                       minute does not lose its reply to the idle timeout)
+#   TIERD_BENCH_MEMORY  guest MiB (default 8192), TIERD_BENCH_TIMEOUT its s
+# Absolute numbers under qemu TCG mean little; compare within one run.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${TIERD_VM_KERNEL_TREE:-}" ]; then
+	export TIERD_SOURCE_DIR=${TIERD_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
+	export TIERD_BUILD_DIR=${TIERD_BUILD_DIR:-$TIERD_SOURCE_DIR/build}
+	echo "host: $(uptime)"
+	exec "$TIERD_SOURCE_DIR/tests/vm/vm-run" --timeout "${TIERD_BENCH_TIMEOUT:-5400}" \
+		--memory "${TIERD_BENCH_MEMORY:-8192}" -- /bin/bash "$here/bench-scale.sh" "$@"
+fi
+
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+TIBS=${TIERD_BENCH_TIB:-1 16}
+BUILDS=${TIERD_BENCH_BUILDS:-$TIERD_BUILD_DIR}
+read -r -a OPTS <<<"${TIERD_BENCH_OPTS:---sample-interval 86400 --client-timeout 0}"
+BIG=/tmp/big
+SCALE=/tmp/scale
+export TIERD_SOCKET=$SCALE/tierd.sock
+
+vm_modprobe loop dm-mod
+max=0
+for tib in $TIBS; do
+	[ "$tib" -gt "$max" ] || continue
+	max=$tib
+done
+mkdir -p $BIG
+# tmpfs keeps only the pages written: the limit is only there to be big enough.
+mount -t tmpfs -o size=$((max * 2 + 1))T tmpfs $BIG
+
+now() { date +%s.%N; }
+since() { awk "BEGIN { printf \"%.3f\", $(now) - $1 }"; }
+rss_mib() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+
+# start [POOL]: tierd on the scale state; waits (as long as a big state
+# takes) for it to answer and for POOL to be active; START_S: how long.
+start() {
+	local t0 i state
+	t0=$(now)
+	"$TIERD" --state-dir $SCALE/state --socket "$TIERD_SOCKET" \
+		--policy-dir "$TIERD_SOURCE_DIR/policies" "${OPTS[@]}" 2>>$SCALE/tierd.log &
+	TIERD_PID=$!
+	for i in $(seq 36000); do
+		kill -0 "$TIERD_PID" 2>/dev/null || { cat $SCALE/tierd.log >&2; fail "tierd exited"; }
+		if [ $# -eq 0 ]; then
+			"$TIERCTL" pool list >/dev/null 2>&1 && break
+		else
+			state=$("$TIERCTL" pool show "$1" --json 2>/dev/null | jq -r .pool.state || true)
+			[ "$state" = active ] && break
+		fi
+		sleep 0.1
+	done
+	[ "$i" -lt 36000 ] || fail "tierd not ready within an hour"
+	START_S=$(since "$t0")
+}
+
+rows=()
+# measure BUILD TIB
+measure() {
+	local build=$1 tib=$2 label hdd ssd t0 create stop activate db rss1 rss2 extents heat
+	label=${build%/build}
+	label=${label##*/}
+	TIERD=$build/tierd/tierd
+	TIERCTL=$build/tierctl/tierctl
+	[ -x "$TIERD" ] && [ -x "$TIERCTL" ] || fail "$build: no tierd or tierctl built there"
+	rm -rf $SCALE
+	mkdir -p $SCALE
+	truncate -s "${tib}T" $BIG/hdd.img
+	truncate -s "$((tib * 32))G" $BIG/ssd.img
+	hdd=$(losetup --find --show $BIG/hdd.img)
+	ssd=$(losetup --find --show $BIG/ssd.img)
+	step "$label: $tib TiB"
+	start
+	t0=$(now)
+	if ! "$TIERCTL" pool create scale --hdd "$hdd" --ssd "$ssd" >/dev/null; then
+		tail -n 20 $SCALE/tierd.log >&2
+		kill -0 "$TIERD_PID" 2>/dev/null || wait "$TIERD_PID" || echo "tierd exited: status $?" >&2
+		fail "pool create failed"
+	fi
+	create=$(since "$t0")
+	rss1=$(rss_mib "$TIERD_PID")
+	extents=$("$TIERCTL" pool show scale --json | jq -r .pool.total_extents)
+	heat=$("$TIERCTL" pool show scale --json | jq -r 'if .pool.heat.enabled then "on" else "off" end')
+	t0=$(now)
+	tierd_stop
+	stop=$(since "$t0")
+	db=$(find $SCALE/state -name 'tierd.db*' -printf '%s\n' | awk '{ n += $1 } END { print n }')
+	start scale
+	activate=$START_S
+	rss2=$(rss_mib "$TIERD_PID")
+	rows+=("$(printf '%4s %-10s %9s %4s %8.1f %7.1f %10.1f %12s %10s %10s' "$tib" "$label" \
+		"$extents" "$heat" "$create" "$stop" "$activate" "$db" "$rss1" "$rss2")")
+	echo "${rows[-1]}"
+	"$TIERCTL" pool destroy scale --yes >/dev/null 2>&1 || dmsetup remove scale
+	tierd_stop
+	losetup -d "$hdd" "$ssd"
+	rm -f $BIG/hdd.img $BIG/ssd.img
+}
+
+for tib in $TIBS; do
+	for build in $BUILDS; do
+		case $build in
+		/*) ;;
+		*) build=$TIERD_SOURCE_DIR/$build ;;
+		esac
+		measure "$build" "$tib"
+	done
+done
+echo
+echo "bench-scale: HDD TiB, build, extents, heat, create s, stop s, activate s, tierd.db bytes,"
+echo "RSS MiB after create, after activation ($(nproc) guest CPUs, $(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024)) MiB)"
+printf '%4s %-10s %9s %4s %8s %7s %10s %12s %10s %10s\n' tib build extents heat create stop \
+	activate db_bytes rss_create rss_active
+printf '%s\n' "${rows[@]}"
