@@ -107,7 +107,7 @@ static int run_find(struct state *st, sqlite3_stmt *stmt, int64_t id, int64_t le
 	if (rc == SQLITE_ROW) {
 		out->le = sqlite3_column_int64(stmt, 0);
 		out->nr = sqlite3_column_int64(stmt, 1);
-		out->dev = sqlite3_column_int(stmt, 2);
+		out->dev = sqlite3_column_int64(stmt, 2);
 		out->pe = sqlite3_column_int64(stmt, 3);
 		r = 1;
 	} else if (rc != SQLITE_DONE) {
@@ -118,6 +118,7 @@ static int run_find(struct state *st, sqlite3_stmt *stmt, int64_t id, int64_t le
 	return r;
 }
 
+/* set_nr (nr, never 0) or del (nr 0) on the run that starts at le. */
 static int run_key(struct state *st, sqlite3_stmt *stmt, int64_t id, int64_t le, int64_t nr)
 {
 	sqlite3_bind_int64(stmt, 1, id);
@@ -181,7 +182,7 @@ static int map_save_le(struct state *st, struct map_stmts *s, int64_t id, int64_
 	found = run_find(st, s->at, id, x + 1, &right);
 	if (found < 0)
 		return found;
-	if (found && right.dev == mine.dev && right.pe == loc.pe + 1) {
+	if (found && right.dev == mine.dev && right.pe == (int64_t)loc.pe + 1) {
 		r = run_key(st, s->del, id, right.le, 0);
 		if (r < 0)
 			return r;
