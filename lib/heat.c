@@ -18,6 +18,13 @@
  */
 #define HEAT_COLD 1e-12f
 
+/*
+ * 2^40: forty half-lives of scaling (40 days at the default) before one
+ * pass over the table; with any heat a disk can earn (under 1e12) the
+ * scaled values stay far below float's 3.4e38.
+ */
+#define HEAT_SCALE_MAX 1099511627776.0
+
 /* A stream is expected to run at least this many bios between restarts. */
 #define HEAT_STREAM_RUN 8.0
 
@@ -131,10 +138,16 @@ double heat_decay_factor(const struct heat_params *p, uint64_t elapsed_ns)
 
 int heat_table_init(struct heat_table *t, uint32_t nr)
 {
+	int r;
+
 	if (!t)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	return heat_table_resize(t, nr);
+	t->scale = 1;
+	r = heat_table_resize(t, nr);
+	if (r == 0 && t->dirty)
+		memset(t->dirty, 0, heat_nr_chunks(t));
+	return r;
 }
 
 void heat_table_destroy(struct heat_table *t)
@@ -142,76 +155,162 @@ void heat_table_destroy(struct heat_table *t)
 	if (!t)
 		return;
 	free(t->e);
+	free(t->dirty);
 	memset(t, 0, sizeof(*t));
+}
+
+static double heat_scale(const struct heat_table *t)
+{
+	return t->scale > 0 ? t->scale : 1.0;
+}
+
+static void heat_mark(struct heat_table *t, uint32_t first, uint32_t nr)
+{
+	if (!t->dirty || !nr)
+		return;
+	for (uint32_t k = first / HEAT_CHUNK; k <= (first + nr - 1) / HEAT_CHUNK; k++)
+		t->dirty[k] = 1;
+}
+
+void heat_set(struct heat_table *t, uint32_t i, double heat)
+{
+	if (i >= t->nr)
+		return;
+	t->e[i].heat = (float)(heat * heat_scale(t));
+	heat_mark(t, i, 1);
+}
+
+void heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when)
+{
+	if (i >= t->nr)
+		return;
+	t->e[i].moved_at = when;
+	heat_mark(t, i, 1);
+}
+
+int heat_chunk_dirty(const struct heat_table *t, uint32_t k)
+{
+	return t->dirty && k < heat_nr_chunks(t) && t->dirty[k];
+}
+
+void heat_chunk_clean(struct heat_table *t, uint32_t k)
+{
+	if (t->dirty && k < heat_nr_chunks(t))
+		t->dirty[k] = 0;
 }
 
 int heat_table_resize(struct heat_table *t, uint32_t nr)
 {
 	struct heat_extent *e;
+	uint32_t old_chunks, chunks = (uint32_t)(((uint64_t)nr + HEAT_CHUNK - 1) / HEAT_CHUNK);
+	uint8_t *dirty;
 	size_t bytes;
 
 	if (!t)
 		return -EINVAL;
-	/* realloc(p, 0) may or may not free: keep "no extents" as a NULL array. */
+	/* realloc(p, 0) may or may not free: keep "no extents" as NULL arrays. */
 	if (!nr) {
 		free(t->e);
+		free(t->dirty);
 		t->e = NULL;
+		t->dirty = NULL;
 		t->nr = 0;
 		return 0;
 	}
 	/* Only a 32-bit size_t can overflow here. */
 	if (__builtin_mul_overflow((size_t)nr, sizeof(*e), &bytes))
 		return -ENOMEM;
+	old_chunks = t->dirty ? heat_nr_chunks(t) : 0;
+	dirty = realloc(t->dirty, chunks);
+	if (!dirty)
+		return -ENOMEM;
+	t->dirty = dirty;
 	e = realloc(t->e, bytes);
 	if (!e)
 		return -ENOMEM;
 	if (nr > t->nr)
 		memset(&e[t->nr], 0, (size_t)(nr - t->nr) * sizeof(*e));
+	/* The last old chunk gains or loses extents: it changed too. */
+	for (uint32_t k = old_chunks ? old_chunks - 1 : 0; k < chunks; k++)
+		dirty[k] = 1;
 	t->e = e;
 	t->nr = nr;
 	return 0;
 }
 
-int heat_sample_begin(const struct heat_table *t, const struct heat_params *p, uint64_t now_ns,
-		      double *decay)
+/* Multiply every extent's heat by factor and bring the table to scale 1. */
+static void heat_rescale(struct heat_table *t, double factor)
 {
+	double k = factor / heat_scale(t);
+
+	for (uint32_t i = 0; i < t->nr; i++) {
+		double heat = t->e[i].heat * k;
+
+		/* Dirty or not: the store keeps what it had, which decays the same. */
+		t->e[i].heat = heat < HEAT_COLD ? 0 : (float)heat;
+	}
+	t->scale = 1;
+}
+
+int heat_sample_begin(struct heat_table *t, const struct heat_params *p, uint64_t now_ns)
+{
+	double decay;
+
 	/* now_ns 0 would read back as "no sample yet". */
-	if (!t || !decay || heat_params_valid(p) < 0 || !now_ns || now_ns < t->last_sample_ns)
+	if (!t || heat_params_valid(p) < 0 || !now_ns || now_ns < t->last_sample_ns)
 		return -EINVAL;
 	/* Double, not float: the same rounding of the factor, repeated 8640 times a day, would drift. */
-	*decay = t->last_sample_ns ? heat_decay_factor(p, now_ns - t->last_sample_ns) : 1.0;
+	decay = t->last_sample_ns ? heat_decay_factor(p, now_ns - t->last_sample_ns) : 1.0;
+	if (!(heat_scale(t) < HEAT_SCALE_MAX * decay))
+		heat_rescale(t, decay); /* also when decay underflowed to 0 */
+	else
+		t->scale = heat_scale(t) / decay;
+	t->last_sample_ns = now_ns;
 	return 0;
 }
 
-int heat_apply_range(struct heat_table *t, const struct heat_params *p,
-		     const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay)
+/* Add heat to extent e of t, scaled. */
+static void heat_add(struct heat_table *t, struct heat_extent *e, double heat)
 {
-	if (!t || (!a && nr) || first > t->nr || nr > t->nr - first || !(decay >= 0 && decay <= 1))
+	double scaled = e->heat + heat * heat_scale(t);
+
+	e->heat = scaled < HEAT_COLD * heat_scale(t) ? 0 : (float)scaled;
+}
+
+int heat_apply_range(struct heat_table *t, const struct heat_params *p,
+		     const struct statsparse_area *a, uint32_t first, uint32_t nr)
+{
+	if (!t || (!a && nr) || first > t->nr || nr > t->nr - first)
 		return -EINVAL;
 	for (uint32_t i = 0; i < nr; i++) {
 		struct heat_extent *e = &t->e[first + i];
-		double heat = e->heat * decay;
 
-		/* Most extents are idle in a sample: only decay them. */
-		if (a[i].reads | a[i].writes) {
-			heat += heat_score(p, &a[i]);
-			e->reads += a[i].reads;
-			e->writes += a[i].writes;
-		}
-		e->heat = heat < HEAT_COLD ? 0 : (float)heat;
+		/* Most extents are idle in a sample: nothing to do for them. */
+		if (!(a[i].reads | a[i].writes))
+			continue;
+		heat_add(t, e, heat_score(p, &a[i]));
+		e->reads += a[i].reads;
+		e->writes += a[i].writes;
+		heat_mark(t, first + i, 1);
 	}
 	return 0;
 }
 
-double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr)
+/* The scaled heat of extents [first, first + nr), in range. */
+static double heat_sum_scaled(const struct heat_table *t, uint32_t first, uint32_t nr)
 {
 	double sum = 0;
 
-	if (!t || first > t->nr || nr > t->nr - first)
-		return 0;
 	for (uint32_t i = 0; i < nr; i++)
 		sum += t->e[first + i].heat;
 	return sum;
+}
+
+double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr)
+{
+	if (!t || first > t->nr || nr > t->nr - first)
+		return 0;
+	return heat_sum_scaled(t, first, nr) / heat_scale(t);
 }
 
 /* Add the next part of total to *given so that the parts so far add up to cum, rounded. */
@@ -224,24 +323,25 @@ static uint64_t heat_round_part(double cum, uint64_t *given)
 }
 
 int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
-		      const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay,
-		      double *share)
+		      const struct statsparse_area *a, uint32_t first, uint32_t nr, double *share)
 {
 	double sum, score, w, cum_r = 0, cum_w = 0;
 	uint64_t given_r = 0, given_w = 0;
 
-	if (!t || !a || !nr || first > t->nr || nr > t->nr - first || !(decay >= 0 && decay <= 1))
+	if (!t || !a || !nr || first > t->nr || nr > t->nr - first)
 		return -EINVAL;
-	sum = heat_sum(t, first, nr);
-	score = a->reads | a->writes ? heat_score(p, a) : 0;
+	/* A coarse zone nobody used costs nothing: most of a big pool, most of the time. */
+	if (!(a->reads | a->writes))
+		return 0;
+	sum = heat_sum_scaled(t, first, nr);
+	score = heat_score(p, a);
 	for (uint32_t i = 0; i < nr; i++) {
 		struct heat_extent *e = &t->e[first + i];
-		double heat;
 
 		w = sum > 0 ? e->heat / (2 * sum) + 0.5 / nr : 1.0 / nr;
 		if (share)
 			share[i] = w;
-		heat = e->heat * decay + score * w;
+		heat_add(t, e, score * w);
 		cum_r += a->reads * w;
 		cum_w += a->writes * w;
 		/* The last extent takes what rounding left, so the parts add up. */
@@ -249,29 +349,22 @@ int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
 					 a->reads > given_r ? a->reads - given_r : 0;
 		e->writes += i + 1 < nr ? heat_round_part(cum_w, &given_w) :
 					  a->writes > given_w ? a->writes - given_w : 0;
-		e->heat = heat < HEAT_COLD ? 0 : (float)heat;
 	}
+	heat_mark(t, first, nr);
 	return 0;
-}
-
-void heat_sample_end(struct heat_table *t, uint64_t now_ns)
-{
-	t->last_sample_ns = now_ns;
 }
 
 int heat_apply(struct heat_table *t, const struct heat_params *p,
 	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns)
 {
-	double decay;
 	int r;
 
-	if (!t || nr != t->nr)
+	if (!t || nr != t->nr || (!a && nr) || heat_params_valid(p) < 0 || !now_ns ||
+	    now_ns < t->last_sample_ns)
 		return -EINVAL;
-	r = heat_sample_begin(t, p, now_ns, &decay);
+	r = heat_sample_begin(t, p, now_ns);
 	if (r == 0)
-		r = heat_apply_range(t, p, a, 0, nr, decay);
-	if (r == 0)
-		heat_sample_end(t, now_ns);
+		r = heat_apply_range(t, p, a, 0, nr);
 	return r;
 }
 

@@ -32,25 +32,65 @@ void heat_params_default(struct heat_params *p);
 int heat_params_valid(const struct heat_params *p);
 
 struct heat_extent {
-	float heat;     /* 24 bits of precision is plenty to rank extents */
+	float heat;     /* scaled (heat_value()); 24 bits of precision is plenty to rank extents */
 	uint32_t moved_at; /* unix time of the last move (tierd), 0: never; heat only zeroes it */
 	uint64_t reads, writes; /* totals since the table was made, for display */
 };
 
 _Static_assert(sizeof(struct heat_extent) == 24, "a million extents in 24 MB");
 
+/*
+ * Extents per chunk of the table: the unit in which changes are tracked
+ * (heat_chunk_dirty()) and heat is stored (tierd/store keeps a row a chunk).
+ */
+#define HEAT_CHUNK 16384u
+
+/*
+ * Decay costs nothing per extent: an extent's heat is e->heat / scale, and
+ * a sample divides scale by its decay factor instead of multiplying every
+ * extent by it.  What a sample adds is multiplied by scale, so an idle
+ * extent is never touched and a sample costs what had I/O, not the pool's
+ * size.  Once scale passes HEAT_SCALE_MAX (40 half-lives) every extent is
+ * brought back to scale 1 in one pass, long before float could overflow.
+ * Ranking compares e->heat directly: one scale for all.
+ */
 struct heat_table {
 	uint32_t nr;
 	struct heat_extent *e;
 	uint64_t last_sample_ns; /* 0: no sample yet */
+	double scale;            /* >= 1; 0 in a zeroed table reads as 1 */
+	uint8_t *dirty;          /* per chunk: changed since heat_chunk_clean() */
 };
 
-/* nr cold extents (nr may be 0).  On error *t is left empty. */
+/* nr cold extents (nr may be 0), every chunk clean.  On error *t is left empty. */
 int heat_table_init(struct heat_table *t, uint32_t nr);
 /* Accepts NULL and a zeroed or already destroyed table. */
 void heat_table_destroy(struct heat_table *t);
-/* Extents below both sizes keep everything; new ones start cold.  -ENOMEM leaves t as it was. */
+/*
+ * Extents below both sizes keep everything; new ones start cold, in dirty
+ * chunks (a store may hold an older table's rows there).  -ENOMEM leaves t
+ * as it was.
+ */
 int heat_table_resize(struct heat_table *t, uint32_t nr);
+
+/* Extent i's heat (i < t->nr). */
+static inline double heat_value(const struct heat_table *t, uint32_t i)
+{
+	return t->e[i].heat / (t->scale > 0 ? t->scale : 1.0);
+}
+/* Set extent i's heat (i < t->nr, heat >= 0 and finite); marks its chunk dirty. */
+void heat_set(struct heat_table *t, uint32_t i, double heat);
+/* Extent i was moved at unix time when; marks its chunk dirty. */
+void heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when);
+/* Chunks: extents [k * HEAT_CHUNK, (k + 1) * HEAT_CHUNK) of t. */
+static inline uint32_t heat_nr_chunks(const struct heat_table *t)
+{
+	return (uint32_t)(((uint64_t)t->nr + HEAT_CHUNK - 1) / HEAT_CHUNK);
+}
+/* Whether chunk k changed since it was last made clean (false out of the table). */
+int heat_chunk_dirty(const struct heat_table *t, uint32_t k);
+/* Chunk k is what the store holds: clean until it changes again. */
+void heat_chunk_clean(struct heat_table *t, uint32_t k);
 
 /* One sample's contribution to an extent, before decay; params assumed valid. */
 double heat_score(const struct heat_params *p, const struct statsparse_area *a);
@@ -65,31 +105,31 @@ int heat_apply(struct heat_table *t, const struct heat_params *p,
 	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns);
 
 /*
- * One sample in parts, for a region read in chunks: begin fixes the decay
- * since the last sample, apply_range decays extents [first, first + nr) and
- * adds their counters (every extent exactly once per sample), end records
- * the sample's time. heat_apply() is the three over the whole table.
+ * One sample in parts, for a region read in chunks: begin decays the whole
+ * table to now_ns and records it as the last sample (O(1) but once every
+ * 40 half-lives), apply_range adds the counters of extents
+ * [first, first + nr) (every extent at most once per sample; only those
+ * with I/O cost anything).  heat_apply() is the two over the whole table.
  */
-int heat_sample_begin(const struct heat_table *t, const struct heat_params *p, uint64_t now_ns,
-		      double *decay);
+int heat_sample_begin(struct heat_table *t, const struct heat_params *p, uint64_t now_ns);
 int heat_apply_range(struct heat_table *t, const struct heat_params *p,
-		     const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay);
-void heat_sample_end(struct heat_table *t, uint64_t now_ns);
+		     const struct statsparse_area *a, uint32_t first, uint32_t nr);
 
 /*
  * A coarse area's counters (a zone's, lib/zone.h) for extents
- * [first, first + nr) that have no area of their own: decays them as
- * heat_apply_range() does and shares the area's score and I/Os among them,
+ * [first, first + nr) that have no area of their own: shares the area's
+ * score and I/Os among them,
  * half in proportion to the heat each has, half evenly.  Where the I/O went
  * inside the area is not known; the heat an extent had (from an earlier
  * time with an area of its own) is the best guess there is, and the even
  * half lets extents that were cold rise.  share (nr entries, may be NULL)
  * receives each extent's part, which the caller uses to split the I/O by
- * tier the same way.  The I/O counts given out add up to the area's.
+ * tier the same way; it is filled only when the area has I/O (without,
+ * nothing is shared and nothing is touched).  The I/O counts given out add
+ * up to the area's.
  */
 int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
-		      const struct statsparse_area *a, uint32_t first, uint32_t nr, double decay,
-		      double *share);
+		      const struct statsparse_area *a, uint32_t first, uint32_t nr, double *share);
 /* The heat of extents [first, first + nr) added up (0 for a range out of the table). */
 double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr);
 

@@ -211,7 +211,7 @@ out:
 int zone_apply(const struct zone_layout *l, const uint8_t *kind, uint32_t z,
 	       struct heat_table *t, const struct heat_params *p,
 	       const struct statsparse_area *coarse, const struct statsparse_area *fine,
-	       double decay, double *share)
+	       double *share)
 {
 	uint32_t first, n;
 	int r;
@@ -222,8 +222,8 @@ int zone_apply(const struct zone_layout *l, const uint8_t *kind, uint32_t z,
 	if (kind[z] != ZONE_COARSE) {
 		if (!fine)
 			return -EINVAL;
-		r = heat_apply_range(t, p, fine, first, n, decay);
+		r = heat_apply_range(t, p, fine, first, n);
 		return r < 0 ? r : 1;
 	}
-	return heat_apply_shared(t, p, coarse, first, n, decay, share);
+	return heat_apply_shared(t, p, coarse, first, n, share);
 }

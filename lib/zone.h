@@ -99,12 +99,13 @@ int zone_choose(const struct zone_layout *l, struct zone_choice *c, const double
  * One sample of zone z into the heat: a fine zone's areas (fine, one per
  * extent of the zone) apply as they are; a coarse zone's single area
  * (coarse) is shared among its extents (heat_apply_shared(), which fills
- * share, zone_extents entries or NULL).  decay from heat_sample_begin().
+ * share, zone_extents entries or NULL, when the area has I/O), after
+ * heat_sample_begin().
  * Returns 1 when fine was used, 0 when coarse was, or -EINVAL.
  */
 int zone_apply(const struct zone_layout *l, const uint8_t *kind, uint32_t z,
 	       struct heat_table *t, const struct heat_params *p,
 	       const struct statsparse_area *coarse, const struct statsparse_area *fine,
-	       double decay, double *share);
+	       double *share);
 
 #endif

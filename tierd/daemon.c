@@ -265,14 +265,14 @@ static int daemon_open_pools(struct daemon *d)
 	char err[512];
 	int r;
 
-	r = pools_open(&d->methods.pools, d->state, err, sizeof(err));
+	/* Before the pools load: their stored heat decays with the configured half-life. */
+	heat_params_default(&heat);
+	heat.half_life_s = d->s.half_life;
+	r = pools_open(&d->methods.pools, d->state, &heat, err, sizeof(err));
 	if (r < 0) {
 		log_err("%s", err);
 		return r;
 	}
-	heat_params_default(&heat);
-	heat.half_life_s = d->s.half_life;
-	pools_set_heat_params(d->methods.pools, &heat);
 	pools_set_heat_budget(d->methods.pools, d->s.heat_kernel_memory);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */

@@ -99,6 +99,12 @@ static void test_decay_factor(void)
 	CHECK(heat_decay_factor(&p, 1) > 0.999999);
 }
 
+/* What heat_sample_begin() does to the table for a sample's decay, without the clock. */
+static void decay_table(struct heat_table *t, double decay)
+{
+	t->scale = (t->scale > 0 ? t->scale : 1) / decay;
+}
+
 static void test_decay_apply(void)
 {
 	struct heat_params p;
@@ -111,21 +117,21 @@ static void test_decay_apply(void)
 	/* The first sample has nothing to decay, however late it comes. */
 	CHECK_OK(heat_apply(&t, &p, &a, 1, T0));
 	CHECK_UINT(t.last_sample_ns, T0);
-	CHECK_NEAR(t.e[0].heat, 100, 0);
+	CHECK_NEAR(heat_value(&t, 0), 100, 0);
 	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + DAY_NS));
-	CHECK_NEAR(t.e[0].heat, 50, 0);
+	CHECK_NEAR(heat_value(&t, 0), 50, 0);
 	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 3 * DAY_NS));
-	CHECK_NEAR(t.e[0].heat, 12.5, 0);
+	CHECK_NEAR(heat_value(&t, 0), 12.5, 0);
 	/* Zero elapsed: the sample adds and nothing decays. */
 	CHECK_OK(heat_apply(&t, &p, &a, 1, T0 + 3 * DAY_NS));
-	CHECK_NEAR(t.e[0].heat, 112.5, 0);
+	CHECK_NEAR(heat_value(&t, 0), 112.5, 0);
 	/* Many small steps make the same day as one big one. */
 	for (int i = 1; i <= 8640; i++)
 		CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 3 * DAY_NS + (uint64_t)i * 10 * NS_PER_S));
-	CHECK_NEAR(t.e[0].heat, 56.25, 56.25 * 1e-5);
+	CHECK_NEAR(heat_value(&t, 0), 56.25, 56.25 * 1e-5);
 	/* Long idle ends at exactly 0, not in subnormal floats. */
 	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 200 * DAY_NS));
-	CHECK_NEAR(t.e[0].heat, 0, 0);
+	CHECK_NEAR(heat_value(&t, 0), 0, 0);
 	CHECK_UINT(t.e[0].reads, 200);
 	heat_table_destroy(&t);
 }
@@ -150,8 +156,8 @@ static void test_apply_errors(void)
 	CHECK_INT(heat_apply(&t, &bad, a, 2, T0 + 1), -EINVAL);
 	/* None of that touched the table. */
 	CHECK_UINT(t.last_sample_ns, T0);
-	CHECK_NEAR(t.e[0].heat, 1, 0);
-	CHECK_NEAR(t.e[1].heat, 2, 0);
+	CHECK_NEAR(heat_value(&t, 0), 1, 0);
+	CHECK_NEAR(heat_value(&t, 1), 2, 0);
 	CHECK_UINT(t.e[0].reads, 1);
 	CHECK_UINT(t.e[1].writes, 2);
 	heat_table_destroy(&t);
@@ -330,10 +336,10 @@ static void test_scan_vs_random(void)
 		CHECK_UINT(nr_top, HOT);
 		for (uint32_t i = 0; i < HOT; i++) {
 			CHECK_UINT(top[i], hot[i]);
-			CHECK(t.e[hot[i]].heat > 50 * 0.9999);
+			CHECK(heat_value(&t, hot[i]) > 50 * 0.9999);
 		}
-		CHECK(t.e[0].heat < 0.0626f);
-		CHECK(t.e[hot[0]].heat > 799 * t.e[0].heat);
+		CHECK(heat_value(&t, 0) < 0.0626f);
+		CHECK(heat_value(&t, hot[0]) > 799 * heat_value(&t, 0));
 		heat_table_destroy(&t);
 	}
 
@@ -454,22 +460,22 @@ static void test_table(void)
 	CHECK_UINT(t.nr, 1000);
 	CHECK_UINT(t.last_sample_ns, T0);
 	for (uint32_t i = 0; i < 3; i++) {
-		CHECK_NEAR(t.e[i].heat, i + 1, 0);
+		CHECK_NEAR(heat_value(&t, i), i + 1, 0);
 		CHECK_UINT(t.e[i].reads, i + 1);
 	}
 	CHECK_UINT(t.e[2].moved_at, 1);
 	for (uint32_t i = 3; i < 1000; i++) {
-		CHECK_NEAR(t.e[i].heat, 0, 0);
+		CHECK_NEAR(heat_value(&t, i), 0, 0);
 		CHECK_UINT(t.e[i].reads, 0);
 		CHECK_UINT(t.e[i].writes, 0);
 		CHECK_UINT(t.e[i].moved_at, 0);
 	}
 	/* Shrinking keeps the head; growing again brings back cold extents, not old values. */
 	CHECK_OK(heat_table_resize(&t, 2));
-	CHECK_NEAR(t.e[1].heat, 2, 0);
+	CHECK_NEAR(heat_value(&t, 1), 2, 0);
 	CHECK_OK(heat_table_resize(&t, 3));
-	CHECK_NEAR(t.e[0].heat, 1, 0);
-	CHECK_NEAR(t.e[2].heat, 0, 0);
+	CHECK_NEAR(heat_value(&t, 0), 1, 0);
+	CHECK_NEAR(heat_value(&t, 2), 0, 0);
 	CHECK_UINT(t.e[2].moved_at, 0);
 	/* A sample must match the new size. */
 	CHECK_INT(heat_apply(&t, &p, a, 2, T0 + 1), -EINVAL);
@@ -492,7 +498,6 @@ static void test_chunked_sample(void)
 	struct heat_table whole, parts;
 	struct statsparse_area a[10] = { 0 };
 	const uint64_t t0 = 1000000000ull, t1 = t0 + 3600ull * 1000000000ull;
-	double decay;
 
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&whole, 10));
@@ -506,20 +511,19 @@ static void test_chunked_sample(void)
 	CHECK_OK(heat_apply(&whole, &p, a, 10, t0));
 	CHECK_OK(heat_apply(&parts, &p, a, 10, t0));
 	CHECK_OK(heat_apply(&whole, &p, a, 10, t1));
-	CHECK_OK(heat_sample_begin(&parts, &p, t1, &decay));
-	CHECK(decay > 0.97 && decay < 0.98); /* an hour of a day's half-life */
-	CHECK_OK(heat_apply_range(&parts, &p, a, 0, 4, decay));
-	CHECK_OK(heat_apply_range(&parts, &p, a + 4, 4, 6, decay));
-	CHECK_INT(heat_apply_range(&parts, &p, a, 8, 3, decay), -EINVAL);
-	CHECK_INT(heat_apply_range(&parts, &p, a, 0, 1, 1.5), -EINVAL);
-	heat_sample_end(&parts, t1);
+	CHECK_OK(heat_sample_begin(&parts, &p, t1));
+	/* An hour of a day's half-life, in the scale: no extent was touched for it. */
+	CHECK(parts.scale > 1 / 0.98 && parts.scale < 1 / 0.97);
 	CHECK_UINT(parts.last_sample_ns, t1);
+	CHECK_OK(heat_apply_range(&parts, &p, a, 0, 4));
+	CHECK_OK(heat_apply_range(&parts, &p, a + 4, 4, 6));
+	CHECK_INT(heat_apply_range(&parts, &p, a, 8, 3), -EINVAL);
 	for (uint32_t i = 0; i < 10; i++) {
-		CHECK(parts.e[i].heat == whole.e[i].heat);
+		CHECK(heat_value(&parts, i) == heat_value(&whole, i));
 		CHECK_UINT(parts.e[i].reads, whole.e[i].reads);
 		CHECK_UINT(parts.e[i].writes, whole.e[i].writes);
 	}
-	CHECK_INT(heat_sample_begin(&parts, &p, t0, &decay), -EINVAL); /* before the last sample */
+	CHECK_INT(heat_sample_begin(&parts, &p, t0), -EINVAL); /* before the last sample */
 	heat_table_destroy(&whole);
 	heat_table_destroy(&parts);
 }
@@ -552,17 +556,14 @@ static void test_shared_errors(void)
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, 4));
 	t.e[1].heat = 3;
-	CHECK_INT(heat_apply_shared(NULL, &p, &a, 0, 4, 1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, NULL, 0, 4, 1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 0, 1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, 4, 1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 5, 1, 1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, UINT32_MAX, 1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 4, 1.5, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 4, -0.1, NULL), -EINVAL);
-	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 4, NAN, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(NULL, &p, &a, 0, 4, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, NULL, 0, 4, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 0, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, 4, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 5, 1, NULL), -EINVAL);
+	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, UINT32_MAX, NULL), -EINVAL);
 	for (uint32_t i = 0; i < 4; i++) {
-		CHECK_NEAR(t.e[i].heat, i == 1 ? 3 : 0, 0);
+		CHECK_NEAR(heat_value(&t, i), i == 1 ? 3 : 0, 0);
 		CHECK_UINT(t.e[i].reads, 0);
 	}
 	heat_table_destroy(&t);
@@ -579,22 +580,25 @@ static void test_shared_cold(void)
 
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, 6));
-	CHECK_OK(heat_apply_shared(&t, &p, &a, 1, 4, 1, share));
+	CHECK_OK(heat_apply_shared(&t, &p, &a, 1, 4, share));
 	for (uint32_t i = 0; i < 4; i++) {
 		CHECK_NEAR(share[i], 0.25, 0);
-		CHECK_NEAR(t.e[1 + i].heat, 2.5, 0);
+		CHECK_NEAR(heat_value(&t, 1 + i), 2.5, 0);
 		CHECK_UINT(t.e[1 + i].reads, want_reads[i]);
 		CHECK_UINT(t.e[1 + i].writes, 0);
 	}
 	/* Nothing outside the range. */
-	CHECK_NEAR(t.e[0].heat, 0, 0);
-	CHECK_NEAR(t.e[5].heat, 0, 0);
+	CHECK_NEAR(heat_value(&t, 0), 0, 0);
+	CHECK_NEAR(heat_value(&t, 5), 0, 0);
 	CHECK_UINT(t.e[0].reads + t.e[5].reads, 0);
-	/* An idle area only decays, and shares by the heat there now is (all equal). */
-	CHECK_OK(heat_apply_shared(&t, &p, &idle, 1, 4, 0.5, share));
+	/* An idle area shares nothing and touches nothing: the decay is the table's. */
+	decay_table(&t, 0.5);
+	for (uint32_t i = 0; i < 4; i++)
+		share[i] = -1;
+	CHECK_OK(heat_apply_shared(&t, &p, &idle, 1, 4, share));
 	for (uint32_t i = 0; i < 4; i++) {
-		CHECK_NEAR(share[i], 0.25, 0);
-		CHECK_NEAR(t.e[1 + i].heat, 1.25, 0);
+		CHECK_NEAR(share[i], -1, 0);
+		CHECK_NEAR(heat_value(&t, 1 + i), 1.25, 0);
 		CHECK_UINT(t.e[1 + i].reads, want_reads[i]);
 	}
 	heat_table_destroy(&t);
@@ -616,13 +620,14 @@ static void test_shared_history(void)
 	CHECK_OK(heat_table_init(&t, 0));
 	set_heats(&t, before, 4);
 	/* The shares come from the heat before this sample's decay (the same ratios). */
-	CHECK_OK(heat_apply_shared(&t, &p, &a, 0, 4, 0.5, share));
+	decay_table(&t, 0.5);
+	CHECK_OK(heat_apply_shared(&t, &p, &a, 0, 4, share));
 	for (uint32_t i = 0; i < 4; i++) {
 		CHECK_NEAR(share[i], want_share[i], 0);
-		CHECK_NEAR(t.e[i].heat, want_heat[i], 0);
+		CHECK_NEAR(heat_value(&t, i), want_heat[i], 0);
 		CHECK_UINT(t.e[i].reads, want_reads[i]);
 	}
-	CHECK(t.e[2].heat > 0); /* the even half lets a cold extent rise */
+	CHECK(heat_value(&t, 2) > 0); /* the even half lets a cold extent rise */
 	heat_table_destroy(&t);
 }
 
@@ -666,7 +671,9 @@ static void test_shared_conservation(void)
 		}
 		before = heat_sum(&t, first, nr);
 		score = heat_score(&p, &a);
-		CHECK_OK(heat_apply_shared(&t, &p, &a, first, nr, decay, share));
+		decay_table(&t, decay);
+		before *= decay;
+		CHECK_OK(heat_apply_shared(&t, &p, &a, first, nr, share));
 		after = heat_sum(&t, first, nr);
 		for (uint32_t i = 0; i < nr; i++) {
 			sum_reads += t.e[first + i].reads;
@@ -678,7 +685,7 @@ static void test_shared_conservation(void)
 		CHECK_UINT(sum_writes - writes_before, a.writes);
 		CHECK_NEAR(sum_share, 1, 1e-12);
 		/* float heat: about 24 bits of the total. */
-		CHECK_NEAR(after, before * decay + score, (before + score) * 1e-6);
+		CHECK_NEAR(after, before + score, (before + score) * 1e-6);
 	}
 	heat_table_destroy(&t);
 }
@@ -705,15 +712,108 @@ static void test_shared_one(void)
 		for (size_t k = 0; k < sizeof(areas) / sizeof(areas[0]); k++) {
 			own.e[0] = (struct heat_extent){ .heat = heats[h], .reads = 5 };
 			shared.e[0] = own.e[0];
-			CHECK_OK(heat_apply_shared(&shared, &p, &areas[k], 0, 1, 0.75, &share));
-			CHECK_OK(heat_apply_range(&own, &p, &areas[k], 0, 1, 0.75));
+			decay_table(&shared, 0.75);
+			decay_table(&own, 0.75);
+			share = 1; /* not filled for an idle area */
+			CHECK_OK(heat_apply_shared(&shared, &p, &areas[k], 0, 1, &share));
+			CHECK_OK(heat_apply_range(&own, &p, &areas[k], 0, 1));
 			CHECK_NEAR(share, 1, 0);
-			CHECK(shared.e[0].heat == own.e[0].heat);
+			CHECK(heat_value(&shared, 0) == heat_value(&own, 0));
 			CHECK_UINT(shared.e[0].reads, own.e[0].reads);
 			CHECK_UINT(shared.e[0].writes, own.e[0].writes);
 		}
 	heat_table_destroy(&shared);
 	heat_table_destroy(&own);
+}
+
+/*
+ * A sample costs what had I/O: decay touches no extent, an idle area
+ * leaves its extents as they are, and only chunks with I/O or a move
+ * become dirty, so a flush stores only those.
+ */
+static void test_idle_untouched(void)
+{
+	const uint32_t nr = 3 * HEAT_CHUNK + 10;
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area *a = calloc(nr, sizeof(*a));
+	float stored;
+
+	CHECK(a != NULL);
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, nr));
+	CHECK_UINT(heat_nr_chunks(&t), 4);
+	for (uint32_t k = 0; k < 4; k++)
+		CHECK(!heat_chunk_dirty(&t, k));
+	a[5] = reads(100, 0, KIB_SECTORS(4) * 100);
+	CHECK_OK(heat_apply(&t, &p, a, nr, T0));
+	CHECK(heat_chunk_dirty(&t, 0));
+	CHECK(!heat_chunk_dirty(&t, 1) && !heat_chunk_dirty(&t, 2) && !heat_chunk_dirty(&t, 3));
+	heat_chunk_clean(&t, 0);
+	stored = t.e[5].heat;
+	a[5] = (struct statsparse_area){ 0 };
+	CHECK_OK(heat_apply(&t, &p, a, nr, T0 + 86400 * NS_PER_S));
+	CHECK(t.e[5].heat == stored); /* untouched */
+	CHECK_NEAR(heat_value(&t, 5), 50, 50e-6);
+	for (uint32_t k = 0; k < 4; k++)
+		CHECK(!heat_chunk_dirty(&t, k));
+	heat_set_moved(&t, 3 * HEAT_CHUNK + 9, 1700000000u);
+	CHECK(heat_chunk_dirty(&t, 3));
+	CHECK_UINT(t.e[3 * HEAT_CHUNK + 9].moved_at, 1700000000u);
+	heat_set(&t, HEAT_CHUNK, 7);
+	CHECK(heat_chunk_dirty(&t, 1));
+	CHECK_NEAR(heat_value(&t, HEAT_CHUNK), 7, 7e-6);
+	CHECK(!heat_chunk_dirty(&t, 2));
+	/* A shared area dirties its range; an idle one does not. */
+	heat_chunk_clean(&t, 1);
+	CHECK_OK(heat_apply_shared(&t, &p, &a[0], HEAT_CHUNK, HEAT_CHUNK, NULL));
+	CHECK(!heat_chunk_dirty(&t, 1));
+	a[0] = reads(3, 0, KIB_SECTORS(4) * 3);
+	CHECK_OK(heat_apply_shared(&t, &p, &a[0], 2 * HEAT_CHUNK, 10, NULL));
+	CHECK(heat_chunk_dirty(&t, 2) && !heat_chunk_dirty(&t, 1));
+	/* Growing dirties the chunk that grew and the new ones (a store may hold old rows there). */
+	for (uint32_t k = 0; k < 4; k++)
+		heat_chunk_clean(&t, k);
+	CHECK_OK(heat_table_resize(&t, 5 * HEAT_CHUNK));
+	CHECK(!heat_chunk_dirty(&t, 2) && heat_chunk_dirty(&t, 3) && heat_chunk_dirty(&t, 4));
+	CHECK(!heat_chunk_dirty(&t, 5)); /* past the table */
+	heat_table_destroy(&t);
+	free(a);
+}
+
+/*
+ * Forty half-lives of samples bring the table back to scale 1 in one pass:
+ * the heat is what it was, what decayed below HEAT_COLD is exactly 0.
+ */
+static void test_rescale(void)
+{
+	struct heat_params p;
+	struct heat_table t;
+	struct statsparse_area a[2] = { reads(1000, 0, KIB_SECTORS(4) * 1000), reads(1, 0, 8) };
+	struct statsparse_area idle[2] = { { 0 } };
+	uint64_t now = T0;
+
+	heat_params_default(&p);
+	p.half_life_s = 3600;
+	CHECK_OK(heat_table_init(&t, 2));
+	CHECK_OK(heat_apply(&t, &p, a, 2, now));
+	for (int h = 1; h <= 45; h++) {
+		now += 3600 * NS_PER_S;
+		CHECK_OK(heat_apply(&t, &p, h == 39 ? a : idle, 2, now));
+		CHECK(t.scale >= 1 && t.scale <= 1099511627776.0 * 2);
+		CHECK(t.e[0].heat < 3e38f);
+	}
+	/* The pass at hour 40 changed no heat: six half-lives since the sample of hour 39... */
+	CHECK_NEAR(heat_value(&t, 0), 1000 * (1 + 1.0 / 549755813888.0) / 64, 1000 / 64 * 1e-6);
+	CHECK_NEAR(heat_value(&t, 1), 1.0 / 64, 1e-6 / 64);
+	/* ...and 80 more take both below HEAT_COLD: exactly 0 after the pass at hour 120. */
+	for (int h = 0; h < 80; h++) {
+		now += 3600 * NS_PER_S;
+		CHECK_OK(heat_apply(&t, &p, idle, 2, now));
+	}
+	CHECK_NEAR(heat_value(&t, 0), 0, 0);
+	CHECK_NEAR(heat_value(&t, 1), 0, 0);
+	heat_table_destroy(&t);
 }
 
 int main(void)
@@ -738,5 +838,7 @@ int main(void)
 	test_shared_history();
 	test_shared_conservation();
 	test_shared_one();
+	test_idle_untouched();
+	test_rescale();
 	return 0;
 }

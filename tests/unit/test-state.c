@@ -183,7 +183,9 @@ static void test_heat_round_trip(void)
 	struct state *st = open_state();
 	struct state_pool *p = load_one(st);
 	struct heat_table t, back;
+	struct heat_params hp;
 
+	heat_params_default(&hp);
 	CHECK_OK(heat_table_init(&t, nr));
 	for (uint32_t i = 0; i < nr; i++) {
 		t.e[i].heat = (float)i / 3.0f;
@@ -200,7 +202,7 @@ static void test_heat_round_trip(void)
 	CHECK_OK(state_heat_save(st, p->id, &t, 0, STATE_HEAT_CHUNK));
 
 	CHECK_OK(heat_table_init(&back, nr));
-	CHECK_OK(state_heat_load(st, p->id, &back));
+	CHECK_OK(state_heat_load(st, p->id, &back, &hp));
 	CHECK_UINT(back.last_sample_ns, t.last_sample_ns);
 	for (uint32_t i = 0; i < nr; i++) {
 		CHECK(back.e[i].heat == t.e[i].heat);
@@ -211,7 +213,7 @@ static void test_heat_round_trip(void)
 	heat_table_destroy(&back);
 	/* A smaller table (the volume shrank) takes what fits. */
 	CHECK_OK(heat_table_init(&back, 10));
-	CHECK_OK(state_heat_load(st, p->id, &back));
+	CHECK_OK(state_heat_load(st, p->id, &back, &hp));
 	CHECK(back.e[1].heat == 42.5f);
 	heat_table_destroy(&back);
 	heat_table_destroy(&t);
@@ -638,7 +640,7 @@ static void test_runs_migration(void)
 
 	st = open_state_in(d);
 	db = raw_open(d);
-	CHECK_INT(raw_count(db, "PRAGMA user_version"), 5);
+	CHECK_INT(raw_count(db, "PRAGMA user_version"), (int)schema_nr_migrations);
 	CHECK_INT(raw_count(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'extent'"), 0);
 	for (int i = 0; i < 2; i++) {
 		static struct test_run runs[300];
@@ -718,8 +720,10 @@ static void test_heat_cold(void)
 	struct state *st = open_state_in(d);
 	sqlite3 *db = raw_open(d);
 	struct heat_table t, back;
+	struct heat_params hp;
 	struct state_pool p;
 
+	heat_params_default(&hp);
 	make_pool(&p, 10);
 	CHECK_OK(state_pool_insert(st, &p));
 	CHECK_OK(heat_table_init(&t, nr));
@@ -741,8 +745,61 @@ static void test_heat_cold(void)
 	CHECK_INT(raw_count(db, "SELECT count(*) FROM heat"), 2);
 	CHECK_INT(raw_count(db, "SELECT sum(first_le) FROM heat"), 3 * STATE_HEAT_CHUNK);
 	CHECK_OK(heat_table_init(&back, nr));
-	CHECK_OK(state_heat_load(st, p.id, &back));
+	CHECK_OK(state_heat_load(st, p.id, &back, &hp));
 	CHECK(memcmp(back.e, t.e, nr * sizeof(t.e[0])) == 0);
+	heat_table_destroy(&back);
+	heat_table_destroy(&t);
+	sqlite3_close(db);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
+/*
+ * Rows stored at different flushes (only chunks that changed are written)
+ * load decayed to the newest time; a row from before schema 006 (no time
+ * of its own) counts as of heat_sampled's.
+ */
+static void test_heat_row_times(void)
+{
+	const uint32_t nr = 3 * STATE_HEAT_CHUNK;
+	const uint64_t t0 = 1700000000ull * 1000000000ull, day = 86400ull * 1000000000ull;
+	const char *d = sub_dir("heat-times");
+	struct state *st = open_state_in(d);
+	sqlite3 *db = raw_open(d);
+	struct heat_table t, back;
+	struct heat_params hp;
+	struct state_pool p;
+
+	heat_params_default(&hp);
+	make_pool(&p, 10);
+	CHECK_OK(state_pool_insert(st, &p));
+	CHECK_OK(heat_table_init(&t, nr));
+	heat_set(&t, 1, 64);
+	heat_set(&t, STATE_HEAT_CHUNK + 1, 64);
+	t.last_sample_ns = t0;
+	CHECK_OK(state_heat_save(st, p.id, &t, 0, nr));
+	/* Two days on only the second chunk is stored again, with heat 8 then. */
+	t.last_sample_ns = t0 + 2 * day;
+	heat_set(&t, STATE_HEAT_CHUNK + 1, 8);
+	CHECK_OK(state_heat_save(st, p.id, &t, STATE_HEAT_CHUNK, 2 * STATE_HEAT_CHUNK));
+	CHECK_OK(heat_table_init(&back, nr));
+	CHECK_OK(state_heat_load(st, p.id, &back, &hp));
+	CHECK_UINT(back.last_sample_ns, t0 + 2 * day);
+	CHECK_NEAR(heat_value(&back, 1), 16, 16e-6); /* 64, two half-lives old */
+	CHECK_NEAR(heat_value(&back, STATE_HEAT_CHUNK + 1), 8, 0);
+	/* Loading is no change: nothing to store again. */
+	for (uint32_t k = 0; k < heat_nr_chunks(&back); k++)
+		CHECK(!heat_chunk_dirty(&back, k));
+	heat_table_destroy(&back);
+	/* A row of the old schema: as of heat_sampled's time, however its chunk is set. */
+	raw_exec(db, "UPDATE heat SET sampled_ns = NULL WHERE first_le = 0");
+	raw_exec(db, "UPDATE heat_sampled SET sampled_ns = 1700000000000000000 + 86400000000000");
+	raw_exec(db, "UPDATE heat SET sampled_ns = 1700000000000000000 WHERE first_le > 0");
+	CHECK_OK(heat_table_init(&back, nr));
+	CHECK_OK(state_heat_load(st, p.id, &back, &hp));
+	CHECK_UINT(back.last_sample_ns, t0 + day);
+	CHECK_NEAR(heat_value(&back, 1), 64, 0);
+	CHECK_NEAR(heat_value(&back, STATE_HEAT_CHUNK + 1), 4, 4e-6);
 	heat_table_destroy(&back);
 	heat_table_destroy(&t);
 	sqlite3_close(db);
@@ -764,6 +821,7 @@ int main(void)
 	test_runs_migration();
 	test_runs_corrupt();
 	test_heat_cold();
+	test_heat_row_times();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

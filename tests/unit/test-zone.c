@@ -431,7 +431,7 @@ static void test_apply(void)
 	struct heat_table t, want;
 	struct statsparse_area fine[32] = { 0 }, coarse = rd(10);
 	uint8_t kind[32] = { 0 };
-	double share[32], decay = 0.5;
+	double share[32];
 
 	heat_params_default(&p);
 	CHECK_OK(zone_layout_plan(&l, 1000, AREA, 1000 * AREA - 1));
@@ -442,27 +442,28 @@ static void test_apply(void)
 		fine[i] = rd(i % 3);
 	for (uint32_t i = 0; i < 1000; i++)
 		t.e[i].heat = want.e[i].heat = (float)(i % 7);
+	/* The sample's decay is the tables' (heat_sample_begin()). */
+	t.scale = want.scale = 2;
 	/* A fine zone applies as the whole table would, extent by extent. */
 	kind[1] = ZONE_HOT;
 	kind[2] = ZONE_SURVEY;
-	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, fine, decay, share), 1);
-	CHECK_OK(heat_apply_range(&want, &p, fine, 32, 32, decay));
-	CHECK_INT(zone_apply(&l, kind, 2, &t, &p, NULL, fine, decay, NULL), 1);
-	CHECK_OK(heat_apply_range(&want, &p, fine, 64, 32, decay));
+	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, fine, share), 1);
+	CHECK_OK(heat_apply_range(&want, &p, fine, 32, 32));
+	CHECK_INT(zone_apply(&l, kind, 2, &t, &p, NULL, fine, NULL), 1);
+	CHECK_OK(heat_apply_range(&want, &p, fine, 64, 32));
 	/* A coarse zone's area is shared among its extents. */
-	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, &coarse, NULL, decay, share), 0);
-	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 0, 32, decay, NULL));
+	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, &coarse, NULL, share), 0);
+	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 0, 32, NULL));
 	/* The last zone has 8 extents; nothing past the table is touched. */
-	CHECK_INT(zone_apply(&l, kind, 31, &t, &p, &coarse, NULL, decay, share), 0);
-	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 992, 8, decay, NULL));
+	CHECK_INT(zone_apply(&l, kind, 31, &t, &p, &coarse, NULL, share), 0);
+	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 992, 8, NULL));
 	for (uint32_t i = 0; i < 1000; i++) {
 		CHECK(t.e[i].heat == want.e[i].heat);
 		CHECK_UINT(t.e[i].reads, want.e[i].reads);
 	}
-	CHECK_INT(zone_apply(&l, kind, 32, &t, &p, &coarse, fine, decay, share), -EINVAL);
-	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, decay, share), -EINVAL);
-	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, NULL, fine, decay, share), -EINVAL);
-	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, &coarse, NULL, 2, share), -EINVAL);
+	CHECK_INT(zone_apply(&l, kind, 32, &t, &p, &coarse, fine, share), -EINVAL);
+	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, share), -EINVAL);
+	CHECK_INT(zone_apply(&l, kind, 0, &t, &p, NULL, fine, share), -EINVAL);
 	heat_table_destroy(&t);
 	heat_table_destroy(&want);
 }
@@ -486,11 +487,11 @@ static void test_apply_coarse(void)
 	CHECK_OK(heat_table_init(&t, 8));
 	t.e[5].heat = 30;
 	t.e[6].heat = 10;
-	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, 1, share), 0);
+	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, share), 0);
 	for (uint32_t i = 0; i < 4; i++) {
 		reads += t.e[4 + i].reads;
 		sum += share[i];
-		heat += t.e[4 + i].heat;
+		heat += heat_value(&t, 4 + i);
 	}
 	CHECK_UINT(reads, 1001);
 	CHECK_NEAR(sum, 1, 1e-15);
@@ -521,9 +522,10 @@ static void test_apply_one_extent(void)
 	for (int s = 0; s < 3; s++) {
 		for (uint32_t i = 0; i < 20; i++)
 			a[i] = rd((i * 7 + (uint32_t)s) % 5);
+		t.scale = want.scale = (s + 1) / 0.9;
 		for (uint32_t z = 0; z < 20; z++)
-			CHECK_INT(zone_apply(&l, kind, z, &t, &p, &a[z], NULL, 0.9, NULL), 0);
-		CHECK_OK(heat_apply_range(&want, &p, a, 0, 20, 0.9));
+			CHECK_INT(zone_apply(&l, kind, z, &t, &p, &a[z], NULL, NULL), 0);
+		CHECK_OK(heat_apply_range(&want, &p, a, 0, 20));
 	}
 	for (uint32_t i = 0; i < 20; i++) {
 		CHECK(t.e[i].heat == want.e[i].heat);

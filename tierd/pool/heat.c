@@ -21,8 +21,6 @@
  * counters stay a constant 5 MB however large the pool (docs/heat.md).
  */
 #define POOL_SAMPLE_CHUNK 65536u
-/* Heat stored per step of the flush: one step stays well within 50 ms (bench-flush). */
-#define POOL_HEAT_FLUSH_CHUNK STATE_HEAT_CHUNK
 /*
  * Fine zones are chosen again every this many samples (a minute at the
  * default interval), the survey moves on every POOL_ZONE_SURVEY_CHOICES
@@ -346,7 +344,7 @@ static int pool_read_areas(struct pool *p, uint64_t region, uint32_t first, uint
 }
 
 /* One part of a sample at full resolution: read, parse, heat, I/O per tier. */
-static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, double decay, char *err,
+static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *err,
 			    size_t err_len)
 {
 	int r = pool_read_areas(p, p->heat_region, first, nr, pool_extent_sectors(p), p->sample,
@@ -354,7 +352,7 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, double 
 
 	if (r < 0)
 		return r;
-	r = heat_apply_range(&p->heat, &p->ps->heat, p->sample, first, nr, decay);
+	r = heat_apply_range(&p->heat, &p->ps->heat, p->sample, first, nr);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
 	pool_count_io(p, p->sample, first, nr);
@@ -362,8 +360,8 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, double 
 }
 
 /* One part of a sample in zones: zones [zfirst, zfirst + nz), each coarse or fine. */
-static int pool_sample_zones(struct pool *p, uint32_t zfirst, uint32_t nz, double decay,
-			     char *err, size_t err_len)
+static int pool_sample_zones(struct pool *p, uint32_t zfirst, uint32_t nz, char *err,
+			     size_t err_len)
 {
 	const struct zone_layout *l = &p->zones;
 	int r = pool_read_areas(p, p->heat_region, zfirst, nz, pool_zone_sectors(p), p->sample,
@@ -379,7 +377,7 @@ static int pool_sample_zones(struct pool *p, uint32_t zfirst, uint32_t nz, doubl
 		if (r < 0)
 			break;
 		r = zone_apply(l, p->zone_kind, z, &p->heat, &p->ps->heat, &p->sample[i],
-			       p->zone_fine, decay, p->zone_share);
+			       p->zone_fine, p->zone_share);
 		if (r < 0)
 			return pool_fail(p, r, err, err_len, "heat update failed: %s",
 					 strerror(-r));
@@ -396,7 +394,6 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 {
 	uint32_t nr = p->zone_kind ? p->zones.nr_zones : p->sp.map.nr_logical;
 	int64_t minute = (int64_t)(now_ns / 60000000000ull);
-	double decay;
 	int r;
 
 	if (!p->active || !p->heat_on)
@@ -410,17 +407,16 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 	}
 	if (p->heat.last_sample_ns > now_ns)
 		p->heat.last_sample_ns = now_ns; /* the clock went back: no decay this time */
-	r = heat_sample_begin(&p->heat, &p->ps->heat, now_ns, &decay);
+	/* The whole table decays now: parts applied before an error must not decay twice. */
+	r = heat_sample_begin(&p->heat, &p->ps->heat, now_ns);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
 	for (uint32_t first = 0; r == 0 && first < nr; first += POOL_SAMPLE_CHUNK) {
 		uint32_t n = nr - first < POOL_SAMPLE_CHUNK ? nr - first : POOL_SAMPLE_CHUNK;
 
-		r = p->zone_kind ? pool_sample_zones(p, first, n, decay, err, err_len) :
-				   pool_sample_part(p, first, n, decay, err, err_len);
+		r = p->zone_kind ? pool_sample_zones(p, first, n, err, err_len) :
+				   pool_sample_part(p, first, n, err, err_len);
 	}
-	/* Parts already applied were decayed for this sample: never twice. */
-	heat_sample_end(&p->heat, now_ns);
 	if (r < 0) {
 		pool_heat_start(p); /* regions die with the device: make new ones */
 		return r;
@@ -438,7 +434,7 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 
 int pool_flush_step(struct pool *p, int all, char *err, size_t err_len)
 {
-	uint32_t to;
+	uint32_t nr_chunks = heat_nr_chunks(&p->heat), k;
 	int r;
 
 	r = pool_io_flush(p);
@@ -449,17 +445,36 @@ int pool_flush_step(struct pool *p, int all, char *err, size_t err_len)
 		return 1;
 	if (p->heat_flushed >= p->heat.nr)
 		p->heat_flushed = 0; /* the volume shrank since the last step */
-	to = all || p->heat.nr - p->heat_flushed < POOL_HEAT_FLUSH_CHUNK ?
-		     p->heat.nr : p->heat_flushed + POOL_HEAT_FLUSH_CHUNK;
-	r = state_heat_save(p->ps->state, p->sp.id, &p->heat, p->heat_flushed, to);
+	/*
+	 * Only the chunks whose extents had I/O or moved since they were
+	 * stored, one a step: the rest of the table is what the state holds
+	 * (decay needs no writing, each row keeps its time), so an idle pool's
+	 * flush costs one small transaction whatever its size.
+	 */
+	for (k = p->heat_flushed / HEAT_CHUNK;; k++) {
+		while (k < nr_chunks && !heat_chunk_dirty(&p->heat, k))
+			k++;
+		if (k >= nr_chunks)
+			break;
+		r = state_heat_save(p->ps->state, p->sp.id, &p->heat, k * HEAT_CHUNK,
+				    k + 1 < nr_chunks ? (k + 1) * HEAT_CHUNK : p->heat.nr);
+		if (r < 0)
+			goto fail;
+		heat_chunk_clean(&p->heat, k);
+		if (!all && k + 1 < nr_chunks) {
+			p->heat_flushed = (k + 1) * HEAT_CHUNK;
+			return 0;
+		}
+	}
+	/* Every row is stored: record the time they all decay to. */
+	r = state_heat_save(p->ps->state, p->sp.id, &p->heat, 0, 0);
 	if (r < 0)
-		return pool_fail(p, r, err, err_len, "cannot store its heat: %s",
-				 state_last_error(p->ps->state));
-	p->heat_flushed = to;
-	if (to < p->heat.nr)
-		return 0;
+		goto fail;
 	p->heat_flushed = 0;
 	return 1;
+fail:
+	return pool_fail(p, r, err, err_len, "cannot store its heat: %s",
+			 state_last_error(p->ps->state));
 }
 
 int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **out,
@@ -489,7 +504,7 @@ int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **o
 		v[kept++] = (struct pool_hot_extent){
 			.le = le,
 			.tier = loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier,
-			.heat = p->heat.e[le].heat,
+			.heat = heat_value(&p->heat, le),
 			.reads = p->heat.e[le].reads,
 			.writes = p->heat.e[le].writes,
 		};
@@ -506,7 +521,7 @@ out:
 void pool_heat_moved(struct pool *p, uint32_t le, int64_t now)
 {
 	if (le < p->heat.nr)
-		p->heat.e[le].moved_at = (uint32_t)now;
+		heat_set_moved(&p->heat, le, (uint32_t)now);
 }
 
 int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32_t *ssd_capacity,
@@ -525,7 +540,7 @@ int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32
 			v[le].tier = p->sp.meta.devs[loc.dev].tier == METADATA_TIER_SSD ? PLANNER_SSD :
 											  PLANNER_HDD;
 		if (le < p->heat.nr) {
-			float h = p->heat.e[le].heat;
+			double h = heat_value(&p->heat, le);
 
 			v[le].heat = h >= 0 && h < 3e38f ? h : 0;
 			v[le].moved_at = p->heat.e[le].moved_at;

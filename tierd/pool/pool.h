@@ -28,8 +28,12 @@ struct pool_create_args {
 	bool wipe_signatures; /* overwrite filesystem, RAID, LVM and foreign tierd signatures */
 };
 
-/* Load every pool of the state (none is activated yet). */
-int pools_open(struct pools **out, struct state *st, char *err, size_t err_len);
+/*
+ * Load every pool of the state (none is activated yet); heat: the
+ * parameters their stored heat decays with (pools_set_heat_params() later).
+ */
+int pools_open(struct pools **out, struct state *st, const struct heat_params *heat, char *err,
+	       size_t err_len);
 void pools_close(struct pools *ps);
 /* Activate every pool whose wanted state is active; failures are logged. */
 /* degraded: activate pools whose devices are not all present (pool_activate). */

@@ -120,7 +120,8 @@ struct pool *pools_find_uuid(struct pools *ps, const uint8_t uuid[16])
 	return NULL;
 }
 
-int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
+int pools_open(struct pools **out, struct state *st, const struct heat_params *heat, char *err,
+	       size_t err_len)
 {
 	struct state_pool **loaded = NULL;
 	struct pools *ps;
@@ -131,7 +132,7 @@ int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
 	if (!ps)
 		return -ENOMEM;
 	ps->state = st;
-	heat_params_default(&ps->heat);
+	ps->heat = *heat;
 	r = state_pool_load_all(st, &loaded, &nr);
 	if (r < 0) {
 		free(ps);
@@ -147,7 +148,7 @@ int pools_open(struct pools **out, struct state *st, char *err, size_t err_len)
 			pools_link(ps, p);
 			/* Heat survives restarts; what cannot be read starts cold. */
 			if (heat_table_init(&p->heat, p->sp.map.nr_logical) == 0 &&
-			    state_heat_load(st, p->sp.id, &p->heat) < 0)
+			    state_heat_load(st, p->sp.id, &p->heat, &ps->heat) < 0)
 				log_pool_warn(p->sp.meta.name, "stored heat unreadable, starting"
 					      " cold: %s", state_last_error(st));
 		}

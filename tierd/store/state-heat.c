@@ -41,9 +41,12 @@ static uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
-int state_heat_load(struct state *st, int64_t id, struct heat_table *t)
+int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
+		    const struct heat_params *params)
 {
 	sqlite3_stmt *stmt = NULL;
+	uint64_t sampled = 0;
+	double scale = t->scale > 0 ? t->scale : 1;
 	int r, rc;
 
 	r = state_prepare(st, "SELECT sampled_ns FROM heat_sampled WHERE pool_id = ?1", &stmt);
@@ -51,10 +54,22 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t)
 		return r;
 	sqlite3_bind_int64(stmt, 1, id);
 	if (sqlite3_step(stmt) == SQLITE_ROW)
-		t->last_sample_ns = (uint64_t)sqlite3_column_int64(stmt, 0);
+		sampled = (uint64_t)sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
 	stmt = NULL;
-	r = state_prepare(st, "SELECT first_le, nr, data FROM heat WHERE pool_id = ?1", &stmt);
+	/* A row newer than the table's time (a flush cut short) moves the time on. */
+	r = state_prepare(st, "SELECT max(sampled_ns) FROM heat WHERE pool_id = ?1", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_INTEGER &&
+	    (uint64_t)sqlite3_column_int64(stmt, 0) > sampled)
+		sampled = (uint64_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	stmt = NULL;
+	t->last_sample_ns = sampled;
+	r = state_prepare(st, "SELECT first_le, nr, data, sampled_ns FROM heat WHERE pool_id = ?1",
+			  &stmt);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, id);
@@ -62,6 +77,10 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t)
 		sqlite3_int64 first = sqlite3_column_int64(stmt, 0);
 		sqlite3_int64 nr = sqlite3_column_int64(stmt, 1);
 		const uint8_t *data = sqlite3_column_blob(stmt, 2);
+		uint64_t row_ns = sqlite3_column_type(stmt, 3) == SQLITE_INTEGER ?
+					  (uint64_t)sqlite3_column_int64(stmt, 3) : sampled;
+		/* The heat a row holds was true at its time; what is left of it at the table's. */
+		double decay = row_ns < sampled ? heat_decay_factor(params, sampled - row_ns) : 1.0;
 
 		if (first < 0 || nr < 0 || !data ||
 		    sqlite3_column_bytes(stmt, 2) != nr * STATE_HEAT_RECORD)
@@ -73,7 +92,7 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t)
 			float heat;
 
 			memcpy(&heat, &bits, sizeof(heat));
-			e->heat = heat;
+			e->heat = heat >= 0 && heat < 3e38f ? (float)(heat * decay * scale) : 0;
 			e->moved_at = (uint32_t)(get_le64(rec) >> 32);
 			e->reads = get_le64(rec + 8);
 			e->writes = get_le64(rec + 16);
@@ -113,8 +132,8 @@ int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, ui
 	stmt = NULL;
 	if (r == 0)
 		r = state_prepare(st,
-				  "INSERT OR REPLACE INTO heat (pool_id, first_le, nr, data)"
-				  " VALUES (?1, ?2, ?3, ?4)", &stmt);
+				  "INSERT OR REPLACE INTO heat (pool_id, first_le, nr, data, sampled_ns)"
+				  " VALUES (?1, ?2, ?3, ?4, ?5)", &stmt);
 	if (r == 0)
 		r = state_prepare(st, "DELETE FROM heat WHERE pool_id = ?1 AND first_le = ?2", &del);
 	/* Rows always start at multiples of the chunk, so a row replaces its own past. */
@@ -132,9 +151,10 @@ int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, ui
 		for (uint32_t i = 0; i < nr; i++) {
 			const struct heat_extent *e = &t->e[first + i];
 			uint8_t *rec = data + (size_t)i * STATE_HEAT_RECORD;
+			float heat = (float)heat_value(t, first + i);
 			uint32_t bits;
 
-			memcpy(&bits, &e->heat, sizeof(bits));
+			memcpy(&bits, &heat, sizeof(bits));
 			put_le32(rec, bits);
 			put_le32(rec + 4, e->moved_at);
 			put_le64(rec + 8, e->reads);
@@ -144,6 +164,7 @@ int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, ui
 		sqlite3_bind_int64(stmt, 2, first);
 		sqlite3_bind_int64(stmt, 3, nr);
 		sqlite3_bind_blob(stmt, 4, data, (int)(nr * STATE_HEAT_RECORD), SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 5, (sqlite3_int64)t->last_sample_ns);
 		r = state_step_done(st, stmt);
 	}
 	sqlite3_finalize(del);

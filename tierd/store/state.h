@@ -50,15 +50,19 @@ int state_pool_delete(struct state *st, int64_t id);
 
 /* ---- heat and I/O history (docs/heat.md) ---- */
 
-/* Extents per stored heat row; a flush step stores whole rows. */
-#define STATE_HEAT_CHUNK 16384u
+/* Extents per stored heat row (the table's chunk); a flush step stores whole rows. */
+#define STATE_HEAT_CHUNK HEAT_CHUNK
 
 /* Load the stored heat into t (sized to the pool's extents; rows past it
- * ignored). A chunk with no row stays as t has it: zero from heat_table_init(). */
-int state_heat_load(struct state *st, int64_t id, struct heat_table *t);
+ * ignored), each row decayed with params from the time it was stored to the
+ * newest time stored, which becomes t's last sample. A chunk with no row
+ * stays as t has it: zero from heat_table_init(). */
+int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
+		    const struct heat_params *params);
 /* Store extents [from, to) of t, from a multiple of STATE_HEAT_CHUNK, and t's
- * sample time, in one transaction. A chunk whose extents are all zero (no
- * heat, reads, writes or move time) is stored as no row. */
+ * sample time, in one transaction; each row says when it was sampled, so
+ * rows stored at different flushes load alike. A chunk whose extents are
+ * all zero (no heat, reads, writes or move time) is stored as no row. */
 int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, uint32_t from,
 		    uint32_t to);
 
