@@ -82,11 +82,12 @@ median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2
 stalls() {
 	local f=$1
 	field() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p" "$f"; }
-	printf '%d swaps: stall min %.1f median %.1f max %.1f ms (median suspend %s, commit %s, resume %s ms; median %s KiB written per commit); swap into the mirrors median %s ms' \
+	printf '%d swaps: stall min %.1f median %.1f max %.1f ms (median suspend %s, commit %s, resume %s ms; median %s KiB written per commit, prepared before the suspend in a median %s ms); swap into the mirrors median %s ms' \
 		"$(wc -l <"$f")" "$(field stall | sort -n | head -1)" "$(field stall | median)" \
 		"$(field stall | sort -n | tail -1)" "$(field suspend | median)" \
 		"$(sed -n 's/.*(commit \([0-9.]*\) ms.*/\1/p' "$f" | median)" "$(field resume | median)" \
 		"$(sed -n 's/.*, \([0-9]*\) KiB written).*/\1/p' "$f" | median)" \
+		"$(field 'prepared in' | median)" \
 		"$(sed -n 's/.*after a \([0-9.]*\) ms stall.*/\1/p' "$f" | median)"
 }
 calc() { awk "BEGIN { printf \"%.6f\", $* }"; }

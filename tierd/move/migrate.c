@@ -57,6 +57,7 @@ struct migrate_timing {
 	uint64_t stall_ns;        /* the longest swap after the copy: normally the commit's */
 	uint64_t commit_ns;       /* of which writing the devices and the state, */
 	uint64_t commit_bytes;    /* (the bytes written to the devices, all together) */
+	uint64_t prepare_ns;      /* the commit's encoding and diff, before the suspend */
 	uint64_t suspend_ns;      /* the suspend itself (in-flight I/O, mirrors stopping) */
 	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
 	uint64_t mirror_stall_ns; /* the swap into the mirrors, before the copy */
@@ -339,10 +340,12 @@ static void batch_end(struct migrate_batch *b, int r)
 	batch_debug_release(b);
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
 	log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu"
-		       " KiB written); %zu moved, copied in %.2f s after a %.1f ms stall to start"
-		       " the mirrors; suspend %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
+		       " KiB written); commit prepared in %.1f ms before the suspend; %zu moved,"
+		       " copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
+		       " %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
 		       t->stall_ns / 1e6, t->commit_ns / 1e6,
-		       (unsigned long long)t->commit_bytes / 1024, moved, t->copy_ns / 1e9,
+		       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
+		       t->copy_ns / 1e9,
 		       t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->resume_ns / 1e6,
 		       t->in_sync_by_event ? "a device-mapper event" : "the status poll");
 	/* A difference is a failure of the batch: logged whatever the level. */
@@ -591,6 +594,7 @@ static void batch_commit(struct migrate_batch *b)
 	uint32_t changed[MIGRATE_BATCH_MAX];
 	size_t nr_changed = 0;
 	const char *name = pool_name(b->p);
+	struct pool_prepared next = { 0 };
 	uint64_t from;
 	int r;
 
@@ -605,6 +609,24 @@ static void batch_commit(struct migrate_batch *b)
 			changed[nr_changed++] = it->le;
 		}
 	}
+	/*
+	 * Everything the commit writes is known now: encode and diff it while
+	 * the volume runs, so that the suspended window holds only writes and
+	 * flushes, not work in proportion to the pool.
+	 */
+	from = clock_now_ns();
+	r = nr_changed ? pool_commit_prepare(b->p, &next, b->err, sizeof(b->err)) : 0;
+	b->timing.prepare_ns = clock_now_ns() - from;
+	if (r < 0) {
+		batch_debug(b, "%s", b->err);
+		batch_revert(b, 1);
+		if (return_to_map(b, devs) < 0)
+			leave_mirrors(b, NULL, 0);
+		batch_end(b, r);
+		return;
+	}
+	batch_debug(b, "commit prepared in %.1f ms: %zu runs, %zu KiB", ms(b->timing.prepare_ns),
+		    next.nr_runs, pool_prepared_bytes(&next) / 1024);
 	r = switch_to_map(b, devs, 0);
 	/*
 	 * The suspend waited for the last writes through the mirrors: one of them
@@ -646,6 +668,7 @@ static void batch_commit(struct migrate_batch *b)
 		dmctl_resume(name);
 		batch_debug(b, "resumed on the mirrors, nothing committed (I/O held %.1f ms)",
 			    ms(swap_done(b)));
+		pool_prepared_release(&next);
 		batch_revert(b, 1);
 		r = return_to_map(b, devs);
 		if (r < 0) {
@@ -665,7 +688,7 @@ static void batch_commit(struct migrate_batch *b)
 	if (r == 0 && nr_changed > 0) {
 		fault_point("move-after-suspend");
 		from = clock_now_ns();
-		r = pool_commit(b->p, changed, nr_changed, b->err, sizeof(b->err));
+		r = pool_commit_prepared(b->p, &next, changed, nr_changed, b->err, sizeof(b->err));
 		b->timing.commit_ns = clock_now_ns() - from;
 		b->timing.commit_bytes = pool_commit_bytes(b->p);
 		if (r < 0) {
@@ -685,6 +708,7 @@ static void batch_commit(struct migrate_batch *b)
 	} else if (r == 0) {
 		batch_debug(b, "no copy completed: nothing to commit");
 	}
+	pool_prepared_release(&next); /* a switch that failed left it unused */
 	if (r < 0) {
 		/*
 		 * Nothing or only part committed. Put the extents back where they

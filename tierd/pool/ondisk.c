@@ -122,52 +122,117 @@ int pool_flush_devices(struct pool *p, char *err, size_t err_len)
 }
 
 /*
- * Commit the in-memory pool to every device: generation + 1 into each
- * device's older slot, flushed. The caller then saves the state (same
- * generation); activation prefers whichever is newer.
+ * Work out the next generation's commit while the volume still runs: the
+ * encoded image (its checksum with it) and, for each device, the blocks
+ * that differ from what its older slot holds. Both cost O(pool) in memory
+ * traffic (35 MB at 16 TiB), and memory must not be allocated while I/O is
+ * held: pool_commit_write then only writes and flushes.
  */
-int pool_write_metadata(struct pool *p, char *err, size_t err_len)
+int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size_t err_len)
 {
 	size_t bytes = metadata_pool_bytes(p->sp.meta.nr_devs, p->sp.map.nr_logical);
-	size_t len = round_block(bytes);
-	unsigned k;
-	void *buf;
-	int r = 0;
+	size_t cap = 0;
+	int r;
 
-	r = pool_flush_devices(p, err, err_len);
-	if (r < 0)
-		return r;
-	buf = block_alloc(len);
-	if (!buf)
+	*c = (struct pool_prepared){ .len = round_block(bytes) };
+	c->buf = block_alloc(c->len);
+	if (!c->buf)
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	/* Encoded as the generation it will be; p says the current one until written. */
 	p->sp.meta.generation++;
-	r = metadata_pool_encode(&p->sp.meta, &p->sp.map, buf, len);
+	r = metadata_pool_encode(&p->sp.meta, &p->sp.map, c->buf, c->len);
+	c->gen = p->sp.meta.generation--;
 	if (r < 0) {
-		p->sp.meta.generation--;
 		errbuf_set(err, err_len, "pool %s: cannot encode its metadata: %s", p->sp.meta.name,
 			   strerror(-r));
-		goto out;
+		goto fail;
 	}
-	p->commit_bytes = 0;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		unsigned slot = metadata_next_slot(p->slot_gen[i]);
 		const struct pool_image *old = pool_image_of(p, p->slot_gen[i][slot]);
 		size_t off = 0, run;
 
-		if (len > p->sb[i].slot_bytes) {
+		if (c->len > p->sb[i].slot_bytes) {
 			r = errbuf_fail(-ENOSPC, err, err_len,
 					"%s: its metadata area is too small for %u extents",
 					p->sp.paths[i], p->sp.map.nr_logical);
-			goto out;
+			goto fail;
 		}
+		c->slot[i] = slot;
+		while (metadata_next_change(old ? old->buf : NULL, old ? old->len : 0, c->buf, c->len,
+					    &off, &run)) {
+			if (c->nr_runs == cap) {
+				struct pool_write_run *v;
+
+				cap = cap ? 2 * cap : 16;
+				v = realloc(c->runs, cap * sizeof(*v));
+				if (!v) {
+					r = errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+					goto fail;
+				}
+				c->runs = v;
+			}
+			c->runs[c->nr_runs++] = (struct pool_write_run){ .dev = i, .off = off,
+									 .len = run };
+			off += run;
+		}
+	}
+	return 0;
+fail:
+	pool_prepared_release(c);
+	return r;
+}
+
+size_t pool_prepared_bytes(const struct pool_prepared *c)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < c->nr_runs; i++)
+		bytes += c->runs[i].len;
+	return bytes;
+}
+
+void pool_prepared_release(struct pool_prepared *c)
+{
+	if (!c)
+		return;
+	free(c->buf);
+	free(c->runs);
+	*c = (struct pool_prepared){ 0 };
+}
+
+/*
+ * Write a prepared generation to every device, each into its older slot,
+ * flushed; c's image becomes one the next commit diffs against. c is
+ * released either way.
+ */
+int pool_commit_write(struct pool *p, struct pool_prepared *c, char *err, size_t err_len)
+{
+	size_t next = 0;
+	unsigned k;
+	int r;
+
+	/* Prepared against another generation: its diff is against the wrong slots. */
+	if (!c->buf || c->gen != p->sp.meta.generation + 1) {
+		r = errbuf_fail(-ESTALE, err, err_len, "pool %s: internal error: a stale commit",
+				p->sp.meta.name);
+		goto out;
+	}
+	r = pool_flush_devices(p, err, err_len);
+	if (r < 0)
+		goto out;
+	p->commit_bytes = 0;
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		unsigned slot = c->slot[i];
+
 		if (i == 1)
 			r = fault_fail("metadata-write-dev1");
-		while (r == 0 && metadata_next_change(old ? old->buf : NULL, old ? old->len : 0, buf,
-						      len, &off, &run)) {
-			r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot] + off,
-					   (char *)buf + off, run);
-			p->commit_bytes += run;
-			off += run;
+		for (; r == 0 && next < c->nr_runs && c->runs[next].dev == i; next++) {
+			const struct pool_write_run *w = &c->runs[next];
+
+			r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot] + w->off,
+					   (char *)c->buf + w->off, w->len);
+			p->commit_bytes += w->len;
 		}
 		if (r == 0)
 			r = blockdev_flush(p->fd[i]);
@@ -177,18 +242,34 @@ int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 			pool_images_drop(p);
 			errbuf_set(err, err_len, "%s: cannot write metadata: %s", p->sp.paths[i],
 				   strerror(-r));
+			/* Devices before this one hold the new generation: it is taken. */
+			p->sp.meta.generation = c->gen;
 			goto out;
 		}
-		p->slot_gen[i][slot] = p->sp.meta.generation;
+		p->slot_gen[i][slot] = c->gen;
 	}
+	p->sp.meta.generation = c->gen;
 	/* Every device has it now; the older image is what no slot needs any more. */
 	k = p->image[0].gen <= p->image[1].gen ? 0 : 1;
 	free(p->image[k].buf);
-	p->image[k] = (struct pool_image){ .buf = buf, .len = len, .gen = p->sp.meta.generation };
-	buf = NULL;
+	p->image[k] = (struct pool_image){ .buf = c->buf, .len = c->len, .gen = c->gen };
+	c->buf = NULL;
 out:
-	free(buf);
+	pool_prepared_release(c);
 	return r;
+}
+
+/*
+ * Commit the in-memory pool to every device: generation + 1 into each
+ * device's older slot, flushed. The caller then saves the state (same
+ * generation); activation prefers whichever is newer.
+ */
+int pool_write_metadata(struct pool *p, char *err, size_t err_len)
+{
+	struct pool_prepared c;
+	int r = pool_commit_prepare(p, &c, err, err_len);
+
+	return r < 0 ? r : pool_commit_write(p, &c, err, err_len);
 }
 
 size_t pool_commit_bytes(const struct pool *p)
@@ -210,10 +291,10 @@ int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed)
 	return r;
 }
 
-int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
-		size_t err_len)
+int pool_commit_prepared(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
+			 size_t nr_changed, char *err, size_t err_len)
 {
-	int r = pool_write_metadata(p, err, err_len);
+	int r = pool_commit_write(p, c, err, err_len);
 
 	if (r < 0)
 		return r;
@@ -224,6 +305,15 @@ int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char
 		return pool_fail(p, r, err, err_len, "cannot save the state: %s",
 				 state_last_error(p->ps->state));
 	return 0;
+}
+
+int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
+		size_t err_len)
+{
+	struct pool_prepared c;
+	int r = pool_commit_prepare(p, &c, err, err_len);
+
+	return r < 0 ? r : pool_commit_prepared(p, &c, changed, nr_changed, err, err_len);
 }
 
 /* A new device's metadata area: the other slot emptied, then the superblock. */

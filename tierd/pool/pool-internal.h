@@ -135,6 +135,34 @@ int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t
 		   struct metadata_pool *p, struct extmap *m);
 int pool_flush_devices(struct pool *p, char *err, size_t err_len);
 int pool_write_metadata(struct pool *p, char *err, size_t err_len);
+/* One device's changed blocks of a prepared commit: [off, off + len) of its slot. */
+struct pool_write_run {
+	unsigned dev;
+	size_t off, len;
+};
+/* The next generation, encoded, and what each device must be written (pool_commit_prepare). */
+struct pool_prepared {
+	void *buf;
+	size_t len;
+	uint64_t gen;
+	unsigned slot[METADATA_MAX_DEVS];
+	struct pool_write_run *runs; /* in order of device */
+	size_t nr_runs;
+};
+/*
+ * Encode the in-memory map as the next generation and find the blocks
+ * each device needs, allocating all the commit needs: done before the
+ * volume is suspended, so that the commit while it is costs only the
+ * writes (and nothing allocates while I/O is held). The map must not
+ * change until the commit; a generation written since makes it -ESTALE.
+ */
+int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size_t err_len);
+/* Bytes c writes to the devices, all of them together. */
+size_t pool_prepared_bytes(const struct pool_prepared *c);
+/* Accepts NULL and a released one. */
+void pool_prepared_release(struct pool_prepared *c);
+/* Write c to the devices, flushed; c is released. */
+int pool_commit_write(struct pool *p, struct pool_prepared *c, char *err, size_t err_len);
 int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed);
 int pool_format_device(int fd, const struct metadata_sb *sb, char *err, size_t err_len,
 		       const char *path);
@@ -229,6 +257,9 @@ void pool_set_broken(struct pool *p, const char *why);
  */
 int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
 		size_t err_len);
+/* pool_commit of a prepared generation; c is released. */
+int pool_commit_prepared(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
+			 size_t nr_changed, char *err, size_t err_len);
 /* Bytes the last commit wrote to the devices, all of them together. */
 size_t pool_commit_bytes(const struct pool *p);
 /*
