@@ -283,6 +283,12 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degr
 			goto out;
 		}
 	}
+	/*
+	 * Once more, now that p holds the devices: to keep the newest two
+	 * generations for the commits to diff against (a second read of each
+	 * slot, paid once per import).
+	 */
+	pool_read_slots(p);
 	if (pools_find(ps, p->sp.meta.name)) {
 		r = errbuf_fail(-EEXIST, err, err_len, "another pool is already named %s",
 				p->sp.meta.name);

@@ -186,13 +186,7 @@ int pool_open_devices(struct pool *p, bool degraded, char *err, size_t err_len)
 	}
 	p->degraded = missing > 0;
 	p->allow_missing = degraded;
-	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
-		for (unsigned s = 0; s < 2; s++)
-			if (p->fd[i] >= 0)
-				pool_read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL,
-					       NULL);
-			else
-				p->slot_gen[i][s] = 0;
+	pool_read_slots(p);
 	return 0;
 }
 
@@ -270,6 +264,8 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 		next->fd[i] = -1;
 	}
 	pool_free(next);
+	/* The joining devices' slots were never compared with what p kept. */
+	pool_images_drop(p);
 	/* Degraded only if a device the newest metadata names is missing. */
 	p->degraded = false;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)

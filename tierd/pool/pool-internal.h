@@ -133,6 +133,11 @@ int pool_load_table(struct pool *p, int create, char *err, size_t err_len);
 int pool_read_sb(int fd, struct metadata_sb *sb);
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		   struct metadata_pool *p, struct extmap *m);
+/*
+ * Every open device's slot generations (0: nothing valid), and the bytes of
+ * the newest two generations kept as the images commits diff against.
+ */
+void pool_read_slots(struct pool *p);
 int pool_flush_devices(struct pool *p, char *err, size_t err_len);
 int pool_write_metadata(struct pool *p, char *err, size_t err_len);
 /* One device's changed blocks of a prepared commit: [off, off + len) of its slot. */
