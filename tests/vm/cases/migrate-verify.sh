@@ -138,8 +138,10 @@ tierd_dead
 dmsetup info tank | grep -q '^State: *SUSPENDED' || fail "not suspended at the fault: $(dmsetup info tank)"
 debug_lines "$from" >/tmp/killed.log
 cat /tmp/killed.log
-# The first swap's suspend line waited for its resume; the final table loads with I/O flowing.
-for w in "suspended \(noflush\) to swap in the mirrors" "resumed on the mirrors in" "loaded the final table"; do
+# The first swap's suspend line waited for its resume; the commit is prepared
+# and the final table loads with I/O flowing.
+for w in "suspended \(noflush\) to swap in the mirrors" "resumed on the mirrors in" \
+	"commit prepared in" "loaded the final table"; do
 	grep -qE "$w" /tmp/killed.log || fail "no debug line '$w' before the fault"
 done
 grep -E "suspended \(noflush\) in |mirrors read again|committed" /tmp/killed.log &&
@@ -155,7 +157,8 @@ debug_lines "$from" >/tmp/verbose.log
 cat /tmp/verbose.log
 last=0
 for w in "loaded the mirror table in" "suspended \(noflush\) to swap in the mirrors in" \
-	"resumed on the mirrors in" "copy over after [0-9.]+ ms, seen by" "loaded the final table in" \
+	"resumed on the mirrors in" "copy over after [0-9.]+ ms, seen by" \
+	"commit prepared in [0-9.]+ ms: [0-9]+ runs" "loaded the final table in" \
 	"suspended \(noflush\) in" "mirrors read again while suspended: 0 copies" \
 	"committed [0-9]+ extents to the devices and the state: [0-9]+ KiB written in" \
 	"resumed into the final table in [0-9.]+ ms: the stall"; do
