@@ -140,13 +140,13 @@ majmin() {
 }
 
 # tierd_start [ARGS...]: start the daemon in the background and wait until it
-# answers.
+# answers: 10 s, or TIERD_START_WAIT seconds (a state of huge pools).
 tierd_start() {
 	"$TIERD" --state-dir "$TIERD_STATE" --socket "$TIERD_SOCKET" \
 		--policy-dir "$TIERD_SOURCE_DIR/policies" "$@" 2>>/tmp/tierd.log &
 	TIERD_PID=$!
-	local i
-	for i in $(seq 100); do
+	local i wait=${TIERD_START_WAIT:-10}
+	for i in $(seq $((wait * 10))); do
 		if "$TIERCTL" pool list >/dev/null 2>&1; then
 			return 0
 		fi
@@ -154,7 +154,7 @@ tierd_start() {
 		sleep 0.1
 	done
 	cat /tmp/tierd.log >&2
-	fail "tierd did not answer within 10 s"
+	fail "tierd did not answer within $wait s"
 }
 
 # tierd_stop [SIGNAL]: stop the daemon (TERM by default) and wait for it.
