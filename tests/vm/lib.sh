@@ -20,8 +20,9 @@ skip() {
 	exit 77
 }
 
+# The seconds since the case started: where a slow case spends its time.
 step() {
-	echo "== $*"
+	echo "== $* [${SECONDS} s]"
 }
 
 # Load kernel modules (and their dependencies) from the unpacked VM kernel.

@@ -708,8 +708,8 @@ static void batch_commit(struct migrate_batch *b)
 	} else if (r == 0) {
 		batch_debug(b, "no copy completed: nothing to commit");
 	}
-	pool_prepared_release(&next); /* a switch that failed left it unused */
 	if (r < 0) {
+		pool_prepared_release(&next); /* the volume runs again (or stays held) */
 		/*
 		 * Nothing or only part committed. Put the extents back where they
 		 * were; if a device already holds the new generation, write the old
@@ -736,6 +736,8 @@ static void batch_commit(struct migrate_batch *b)
 	from = clock_now_ns();
 	r = dmctl_resume(name);
 	b->timing.resume_ns = clock_now_ns() - from;
+	/* The generation the commit replaced: freed with I/O flowing. */
+	pool_prepared_release(&next);
 	if (r < 0) {
 		/* The new table is committed and loaded; try once more, then say so. */
 		r = dmctl_resume(name);

@@ -297,13 +297,16 @@ void pool_prepared_release(struct pool_prepared *c)
 
 /*
  * Write a prepared generation to every device, each into its older slot,
- * flushed; c's image becomes one the next commit diffs against. c is
- * released either way.
+ * flushed; c's image becomes one the next commit diffs against. c is left
+ * holding the image it replaced, for the caller to release once the volume
+ * runs again: at 200 TiB that is a free of 400 MB, which has no business
+ * inside a stall.
  */
 int pool_commit_write(struct pool *p, struct pool_prepared *c, char *err, size_t err_len)
 {
 	size_t next = 0;
 	unsigned k;
+	void *replaced;
 	int r;
 
 	/* Prepared against another generation: its diff is against the wrong slots. */
@@ -345,11 +348,11 @@ int pool_commit_write(struct pool *p, struct pool_prepared *c, char *err, size_t
 	p->sp.meta.generation = c->gen;
 	/* Every device has it now; the older image is what no slot needs any more. */
 	k = p->image[0].gen <= p->image[1].gen ? 0 : 1;
-	free(p->image[k].buf);
+	replaced = p->image[k].buf;
 	p->image[k] = (struct pool_image){ .buf = c->buf, .len = c->len, .gen = c->gen };
-	c->buf = NULL;
+	c->buf = replaced;
+	c->len = 0;
 out:
-	pool_prepared_release(c);
 	return r;
 }
 
@@ -363,7 +366,10 @@ int pool_write_metadata(struct pool *p, char *err, size_t err_len)
 	struct pool_prepared c;
 	int r = pool_commit_prepare(p, &c, err, err_len);
 
-	return r < 0 ? r : pool_commit_write(p, &c, err, err_len);
+	if (r == 0)
+		r = pool_commit_write(p, &c, err, err_len);
+	pool_prepared_release(&c);
+	return r;
 }
 
 size_t pool_commit_bytes(const struct pool *p)
@@ -407,7 +413,10 @@ int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char
 	struct pool_prepared c;
 	int r = pool_commit_prepare(p, &c, err, err_len);
 
-	return r < 0 ? r : pool_commit_prepared(p, &c, changed, nr_changed, err, err_len);
+	if (r == 0)
+		r = pool_commit_prepared(p, &c, changed, nr_changed, err, err_len);
+	pool_prepared_release(&c);
+	return r;
 }
 
 /* A new device's metadata area: the other slot emptied, then the superblock. */

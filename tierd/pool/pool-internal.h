@@ -166,7 +166,7 @@ int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size
 size_t pool_prepared_bytes(const struct pool_prepared *c);
 /* Accepts NULL and a released one. */
 void pool_prepared_release(struct pool_prepared *c);
-/* Write c to the devices, flushed; c is released. */
+/* Write c to the devices, flushed; c then holds what to release (see ondisk.c). */
 int pool_commit_write(struct pool *p, struct pool_prepared *c, char *err, size_t err_len);
 int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed);
 int pool_format_device(int fd, const struct metadata_sb *sb, char *err, size_t err_len,
@@ -262,7 +262,10 @@ void pool_set_broken(struct pool *p, const char *why);
  */
 int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
 		size_t err_len);
-/* pool_commit of a prepared generation; c is released. */
+/*
+ * pool_commit of a prepared generation. Either way c is left holding memory
+ * to release with pool_prepared_release once the volume runs again.
+ */
 int pool_commit_prepared(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
 			 size_t nr_changed, char *err, size_t err_len);
 /* Bytes the last commit wrote to the devices, all of them together. */
