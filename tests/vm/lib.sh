@@ -215,6 +215,15 @@ pool_field() {
 	"$TIERCTL" pool show "$1" --json | jq -r ".pool | $2"
 }
 
+# extents_on POOL MAJ:MIN FIRST COUNT EXTENT_BYTES: how many of the extents
+# [FIRST, FIRST + COUNT) start in a table line on MAJ:MIN; one read of the
+# table, not one per extent (each a second of a case under TCG with two VMs).
+extents_on() {
+	dmsetup table "$1" | awk -v d="$2" -v first="$3" -v count="$4" -v e="$(($5 / 512))" '
+		$4 == d { for (le = first; le < first + count; le++) if ($1 <= le * e && le * e < $1 + $2) n++ }
+		END { print n + 0 }'
+}
+
 # pool_check_table WHAT POOL HDD SSD: the volume is active, with its live
 # table only (a table left loaded by a dead tierd would be swapped in by
 # anyone's resume), all linear, covering the volume once; each device's

@@ -30,16 +30,9 @@ head_sum=$(vm_sha256 /tmp/data $((FIRST * E)))
 tail_bytes=$((size - (FIRST + COUNT) * E))
 tail_sum=$(vm_sha256 /tmp/data $tail_bytes $(((FIRST + COUNT) * E)))
 
-extent_dev() {
-	dmsetup table tank | awk -v s=$(($1 * E / 512)) '$1 <= s && s < $1 + $2 { print $4 }'
-}
 # on_tier MAJ:MIN: every moving extent sits on that device in the live table.
 on_tier() {
-	local le n=0
-	for le in $(seq $FIRST $((FIRST + COUNT - 1))); do
-		[ "$(extent_dev $le)" = "$1" ] && n=$((n + 1))
-	done
-	assert_eq "extents $FIRST-$((FIRST + COUNT - 1)) on $1" $COUNT $n
+	assert_eq "extents $FIRST-$((FIRST + COUNT - 1)) on $1" $COUNT "$(extents_on tank "$1" $FIRST $COUNT $E)"
 }
 rest_intact() {
 	vm_drop_caches

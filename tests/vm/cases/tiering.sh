@@ -28,13 +28,7 @@ check() {
 extent_dev() {
 	dmsetup table tank | awk -v s=$(($1 * E / 512)) '$1 <= s && s < $1 + $2 { print $4 }'
 }
-ssd_extents() {
-	local le n=0
-	for le in $(seq 0 $((size / E - 1))); do
-		[ "$(extent_dev "$le")" = "$ssd_mm" ] && n=$((n + 1))
-	done
-	echo $n
-}
+ssd_extents() { extents_on tank "$ssd_mm" 0 $((size / E)) $E; }
 random_reads() {
 	fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$(($1 * E)) \
 		--size=$E --number_ios="$2" --randrepeat=0 --output=/dev/null
