@@ -185,14 +185,9 @@ check "after the intermittent move"
 rewrite $((FIRST + 9))
 check "after a write following the intermittent move"
 dmsetup table tank | grep -q mirror && fail "mirror targets left"
-on_ssd=0 on_hdd=0
-for le in $(seq $FIRST $((FIRST + COUNT - 1))); do
-	case "$(extent_dev $le)" in
-	"$ssd_mm") on_ssd=$((on_ssd + 1)) ;;
-	"$hdd_mm") on_hdd=$((on_hdd + 1)) ;;
-	*) fail "extent $le maps to neither tier: $(extent_dev $le)" ;;
-	esac
-done
+on_ssd=$(extents_on tank "$ssd_mm" $FIRST $COUNT $E)
+on_hdd=$(extents_on tank "$hdd_mm" $FIRST $COUNT $E)
+assert_eq "extents $FIRST-$((FIRST + COUNT - 1)) on one tier or the other" $COUNT $((on_ssd + on_hdd))
 echo "intermittent SSD: $on_ssd moved, $on_hdd stayed, tierctl reported: $failed failed"
 [ "$failed" = commit ] || assert_eq "extents reported as failed" "$on_hdd" "$failed"
 assert_eq "SSD extents used" "$on_ssd" "$(ssd_used)"
@@ -200,9 +195,7 @@ assert_eq "SSD extents used" "$on_ssd" "$(ssd_used)"
 step "the SSD is healthy again: the same move completes"
 ssd_table
 tierctl_ok extent move tank $FIRST $COUNT --tier ssd
-for le in $(seq $FIRST $((FIRST + COUNT - 1))); do
-	[ "$(extent_dev $le)" = "$ssd_mm" ] || fail "extent $le is not on the SSD"
-done
+assert_eq "extents $FIRST-$((FIRST + COUNT - 1)) on the SSD" $COUNT "$(extents_on tank "$ssd_mm" $FIRST $COUNT $E)"
 assert_eq "SSD extents used" $COUNT "$(ssd_used)"
 check "after the move"
 rewrite $((FIRST + 7))

@@ -24,13 +24,10 @@ TIERD_STATE=/run/state/tierd
 vol=/dev/mapper/tank
 hdd_mm=$(majmin $hdd) ssd_mm=$(majmin $ssd)
 
-extent_dev() {
-	dmsetup table tank | awk -v s=$(($1 * E / 512)) '$1 <= s && s < $1 + $2 { print $4 }'
-}
 # After a reboot: active on its own, map consistent, data intact; sets
 # LAST_ON_SSD to how many extents of the first move's range sit on the SSD.
 check_after_boot() {
-	local le on_ssd=0 bad
+	local bad on_ssd
 	tierd_start --verbose
 	cat /tmp/tierd.log >&2
 	assert_eq "pool state after the power cut" active "$(pool_field tank .state)"
@@ -38,13 +35,9 @@ check_after_boot() {
 	[ -z "$bad" ] || fail "tierd complained at activation: $bad"
 	dmsetup info tank | grep -q '^State: *ACTIVE' || fail "volume not active: $(dmsetup info tank)"
 	dmsetup table tank | grep -q mirror && fail "mirror targets after the power cut"
-	for le in $(seq $FIRST $((FIRST + COUNT - 1))); do
-		case "$(extent_dev $le)" in
-		"$ssd_mm") on_ssd=$((on_ssd + 1)) ;;
-		"$hdd_mm") ;;
-		*) fail "extent $le maps to neither tier" ;;
-		esac
-	done
+	on_ssd=$(extents_on tank "$ssd_mm" $FIRST $COUNT $E)
+	assert_eq "extents $FIRST-$((FIRST + COUNT - 1)) on one tier or the other" $COUNT \
+		$((on_ssd + $(extents_on tank "$hdd_mm" $FIRST $COUNT $E)))
 	assert_eq "SSD extents used (tierd) vs mapped (table)" \
 		"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')" \
 		"$(dmsetup table tank | awk -v d="$ssd_mm" -v e=$((E / 512)) '$4 == d { n += $2 } END { print n / e }')"
@@ -70,11 +63,10 @@ cut_at_fault() {
 }
 # expect_moved: after a cut that followed a commit, that batch is on the SSD.
 expect_moved() {
-	local first le
+	local first
 	first=$(cat "$VM_SHARE/moved")
-	for le in $(seq "$first" $((first + 15))); do
-		assert_eq "extent $le on the SSD (committed before the cut)" "$ssd_mm" "$(extent_dev "$le")"
-	done
+	assert_eq "extents $first-$((first + 15)) on the SSD (committed before the cut)" 16 \
+		"$(extents_on tank "$ssd_mm" "$first" 16 $E)"
 }
 
 case "$TIERD_VM_BOOT" in
