@@ -595,6 +595,7 @@ static void batch_commit(struct migrate_batch *b)
 	size_t nr_changed = 0;
 	const char *name = pool_name(b->p);
 	struct pool_prepared next = { 0 };
+	ssize_t filled;
 	uint64_t from;
 	int r;
 
@@ -615,8 +616,14 @@ static void batch_commit(struct migrate_batch *b)
 	 * flushes, not work in proportion to the pool.
 	 */
 	from = clock_now_ns();
-	r = nr_changed ? pool_commit_prepare(b->p, &next, b->err, sizeof(b->err)) : 0;
+	filled = nr_changed ? pool_commit_fill(b->p, b->err, sizeof(b->err)) : 0;
+	r = filled < 0 ? (int)filled : 0;
+	if (r == 0 && nr_changed)
+		r = pool_commit_prepare(b->p, &next, b->err, sizeof(b->err));
 	b->timing.prepare_ns = clock_now_ns() - from;
+	if (filled > 0)
+		batch_debug(b, "copied the current generation into %zd KiB of slots that no diff could use",
+			    filled / 1024);
 	if (r < 0) {
 		batch_debug(b, "%s", b->err);
 		batch_revert(b, 1);

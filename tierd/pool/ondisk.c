@@ -216,6 +216,51 @@ int pool_flush_devices(struct pool *p, char *err, size_t err_len)
 }
 
 /*
+ * Make each device's next slot a copy of the current generation where it
+ * holds nothing a diff can use: a slot never written since the device
+ * joined, or one of another layout (a
+ * device added, the volume grown). The next commit then writes what
+ * changed, not the whole generation (420 MB at 200 TiB) inside the stall;
+ * this whole write happens here, while the volume runs, once per such
+ * slot. Both slots holding the current generation is as safe as one: a
+ * copy torn by a crash fails its checksum and the other slot has it.
+ * Returns the bytes written.
+ */
+ssize_t pool_commit_fill(struct pool *p, char *err, size_t err_len)
+{
+	const struct pool_image *cur = pool_image_of(p, p->sp.meta.generation);
+	uint64_t cur_bytes, old_bytes;
+	ssize_t written = 0;
+
+	if (!cur || metadata_pool_peek(cur->buf, cur->len, NULL, &cur_bytes) < 0)
+		return 0;
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		unsigned slot = metadata_next_slot(p->slot_gen[i]);
+		const struct pool_image *old = pool_image_of(p, p->slot_gen[i][slot]);
+		int r;
+
+		/* A device behind the current generation is not one to copy it onto. */
+		if (p->fd[i] < 0 || p->slot_gen[i][1 - slot] != cur->gen ||
+		    cur->len > p->sb[i].slot_bytes)
+			continue;
+		if (old && metadata_pool_peek(old->buf, old->len, NULL, &old_bytes) == 0 &&
+		    old_bytes == cur_bytes)
+			continue;
+		r = blockdev_write(p->fd[i], p->sb[i].slot_offset[slot], cur->buf, cur->len);
+		if (r == 0)
+			r = blockdev_flush(p->fd[i]);
+		if (r < 0) {
+			p->slot_gen[i][slot] = 0;
+			return errbuf_fail(r, err, err_len, "%s: cannot write metadata: %s",
+					   p->sp.paths[i], strerror(-r));
+		}
+		p->slot_gen[i][slot] = cur->gen;
+		written += cur->len;
+	}
+	return written;
+}
+
+/*
  * Work out the next generation's commit while the volume still runs: the
  * encoded image (its checksum with it) and, for each device, the blocks
  * that differ from what its older slot holds. Both cost O(pool) in memory

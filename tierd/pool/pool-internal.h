@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "blockdev.h"
 #include "dmtable.h"
@@ -154,6 +155,12 @@ struct pool_prepared {
 	struct pool_write_run *runs; /* in order of device */
 	size_t nr_runs;
 };
+/*
+ * Before pool_commit_prepare, while the volume runs: copy the current
+ * generation into each device's next slot where a diff against that slot
+ * would be the whole generation. Returns the bytes written, or -errno.
+ */
+ssize_t pool_commit_fill(struct pool *p, char *err, size_t err_len);
 /*
  * Encode the in-memory map as the next generation and find the blocks
  * each device needs, allocating all the commit needs: done before the
