@@ -28,10 +28,23 @@ hdds=(/dev/vda /dev/vdb /dev/vdc /dev/vdd /dev/vde /dev/vdf)
 ssd=/dev/vdg
 mnt=/srv/tank
 
+# udevadm settle gives up after 120 s; a guest under TCG beside another VM
+# once took longer than that to drain the events of a plugged disk and of
+# the volume it completed. Wait longer, and on a timeout show what udev runs.
+settle() {
+	local t0=$SECONDS
+	if ! udevadm settle --timeout=600; then
+		ps -eo pid,etimes,args --forest | grep -A3 '[s]ystemd-udevd'
+		fail "udev's queue still not empty after 600 s"
+	fi
+	[ $((SECONDS - t0)) -lt 30 ] || echo "udev's queue took $((SECONDS - t0)) s to drain"
+}
+
 # What systemd thinks of the boot: `running`, or fail naming what is not.
 check_running() {
-	local state
+	local state t0=$SECONDS
 	state=$(systemctl is-system-running --wait) || true
+	[ $((SECONDS - t0)) -lt 30 ] || echo "systemctl is-system-running --wait took $((SECONDS - t0)) s"
 	if [ "$state" != running ]; then
 		systemctl --no-pager --failed
 		journalctl --no-pager -b -p warning | tail -n 40
@@ -101,7 +114,7 @@ case "$TIERD_VM_BOOT" in
 	mdadm --create /dev/md/hdd --name=hdd --run --quiet --assume-clean --level=6 \
 		--chunk=64 --raid-devices=6 --metadata=1.2 "${hdds[@]}"
 	mdadm --detail --scan >>/etc/mdadm/mdadm.conf
-	udevadm settle
+	settle
 
 	step "pool, ext4 and the fstab line"
 	tierctl_ok pool create tank --hdd /dev/md/hdd --extent-size 1M
@@ -181,7 +194,7 @@ case "$TIERD_VM_BOOT" in
 	d=$(vm_plug_late_disk)
 	echo "the SSD disk is $d"
 	wait_until 30 "the pool activating once $d is there" test "$(pool_field tank .state)" = active
-	udevadm settle
+	settle
 	systemctl start srv-tank.mount
 	assert_eq "what is mounted on $mnt" /dev/mapper/tank "$(findmnt -n -o SOURCE $mnt)"
 	check_data "data after the SSD came back"
@@ -197,7 +210,7 @@ case "$TIERD_VM_BOOT" in
 	pool_check_table "boot $TIERD_VM_BOOT" tank /dev/md/hdd $ssd
 
 	step "udev's links for the volume"
-	udevadm settle
+	settle
 	# udev's rules link both to dm-N; a node libdevmapper made in
 	# /dev/mapper (no udev sync) would keep udev from linking it.
 	dm=/dev/$(basename "$(readlink -f /sys/dev/block/"$(majmin /dev/mapper/tank)")")
