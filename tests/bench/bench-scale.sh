@@ -20,7 +20,8 @@
 #   stall_ms    the volume's I/O stall per table swap of a move of 64 extents
 #               to the SSD (four batches: tierd's "batch of" lines), median
 #               and worst, and prep_ms, the median time the commit of a batch
-#               took to prepare before its suspend
+#               took to prepare before its suspend; each batch's line
+#               (commit, suspend, resume, KiB written) goes to stderr
 #   idle_cpu    tierd's CPU time (user + system, /proc/PID/stat) over
 #               TIERD_BENCH_IDLE_S seconds of an idle pool at the default
 #               sample and flush intervals, in % of one core: what heat
@@ -154,6 +155,8 @@ measure() {
 	"$TIERCTL" extent move scale 0 64 --tier ssd >/dev/null || fail "extent move failed"
 	grep "pool scale: batch of [0-9]* extents: stall" $SCALE/tierd.log >$SCALE/swaps || true
 	[ -s $SCALE/swaps ] || fail "the move logged no batch"
+	# Where each stall went (commit, suspend, resume), for a figure that surprises.
+	sed "s/^/$tib TiB $label: /" $SCALE/swaps >&2
 	stall=$(sed -n 's/.*: stall \([0-9.]*\) ms.*/\1/p' $SCALE/swaps | sort -n |
 		awk '{ v[NR] = $1 } END { printf "%.0f/%.0f", v[int((NR + 1) / 2)], v[NR] }')
 	prep=$(sed -n 's/.*prepared in \([0-9.]*\) ms.*/\1/p' $SCALE/swaps | sort -n |
