@@ -218,12 +218,12 @@ int pool_flush_devices(struct pool *p, char *err, size_t err_len)
 /*
  * Make each device's next slot a copy of the current generation where it
  * holds nothing a diff can use: a slot never written since the device
- * joined, or one of another layout (a
- * device added, the volume grown). The next commit then writes what
- * changed, not the whole generation (420 MB at 200 TiB) inside the stall;
- * this whole write happens here, while the volume runs, once per such
- * slot. Both slots holding the current generation is as safe as one: a
- * copy torn by a crash fails its checksum and the other slot has it.
+ * joined, or one of another layout (a device added or removed, the volume
+ * grown). The next commit then writes what changed, not the whole
+ * generation (420 MB a device at 200 TiB) inside the stall; this whole
+ * write happens here, while the volume runs, once per such slot. Both
+ * slots holding the current generation is as safe as one: a copy torn by
+ * a crash fails its checksum and the other slot has it.
  * Returns the bytes written.
  */
 ssize_t pool_commit_fill(struct pool *p, char *err, size_t err_len)
