@@ -13,8 +13,6 @@
 # the default heat budget: the NAS-sized run, e.g. 128 TiB, 34 million
 # extents (docs/testing.md):
 #   TIERD_HEAT_ZONES_TIB=128 TIERD_VM_MEMORY=8192 tests/vm/vm-test --timeout 3600 heat-zones
-# The zone sizes below are worked out for two CPUs' dm-stats area (328 B).
-# vm-cpus: 2
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 TIB=${TIERD_HEAT_ZONES_TIB:-1}
