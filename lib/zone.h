@@ -31,6 +31,16 @@
  * bio 33 range checks where one region over the volume costs one.
  */
 #define ZONE_MAX_FINE 32u
+/*
+ * The daemon's cadence (tierd/pool/heat.c, and tests/bench/bench-zones,
+ * which measures it): fine zones are chosen again every ZONE_CHOOSE_SAMPLES
+ * samples (a minute at the default interval), the survey moves on every
+ * ZONE_SURVEY_CHOICES choices, and a choice makes at most ZONE_MAX_NEW new
+ * regions, so one sample never spends long creating them (docs/heat.md).
+ */
+#define ZONE_CHOOSE_SAMPLES 6u
+#define ZONE_SURVEY_CHOICES 5u
+#define ZONE_MAX_NEW 64u
 /* Zones larger than this would hide too much: heat is off instead (-ENOSPC). */
 #define ZONE_MAX_EXTENTS 65536u
 

@@ -40,10 +40,6 @@
 
 #define EXTENT_BYTES (UINT64_C(4) << 20)
 #define SAMPLE_S 10u
-/* tierd/pool/heat.c: choose every 6 samples, survey on every 5 choices, 64 new at most. */
-#define CHOOSE_SAMPLES 6u
-#define SURVEY_CHOICES 5u
-#define MAX_NEW 64u
 #define TRUE_TOP 1000u
 /* dm-stats' area with two possible CPUs (tierd/kernel/iostats.c). */
 #define AREA_BYTES_2CPU 328u
@@ -275,8 +271,8 @@ static int bench_choose(struct bench *b)
 		n = zone_extents_of(&b->l, z, &first);
 		b->zone_heat[z] = heat_sum(&b->zoned, first, n);
 	}
-	b->choice.max_new = MAX_NEW;
-	b->choice.advance_survey = b->choices++ % SURVEY_CHOICES == 0;
+	b->choice.max_new = ZONE_MAX_NEW;
+	b->choice.advance_survey = b->choices++ % ZONE_SURVEY_CHOICES == 0;
 	return zone_choose(&b->l, &b->choice, b->zone_heat, b->kind);
 }
 
@@ -310,7 +306,7 @@ static int bench_sample(struct bench *b, uint64_t now_ns)
 	for (uint32_t i = 0; i < b->nr_touched; i++)
 		b->count[b->touched[i]] = 0;
 	b->nr_touched = b->nr_zone_touched = 0;
-	if (r >= 0 && b->l.zone_extents > 1 && ++b->samples % CHOOSE_SAMPLES == 0)
+	if (r >= 0 && b->l.zone_extents > 1 && ++b->samples % ZONE_CHOOSE_SAMPLES == 0)
 		r = bench_choose(b);
 	return r < 0 ? r : 0;
 }

@@ -21,15 +21,6 @@
  * counters stay a constant 5 MB however large the pool (docs/heat.md).
  */
 #define POOL_SAMPLE_CHUNK 65536u
-/*
- * Fine zones are chosen again every this many samples (a minute at the
- * default interval), the survey moves on every POOL_ZONE_SURVEY_CHOICES
- * choices, and a choice makes at most POOL_ZONE_MAX_NEW new regions, so one
- * sample never spends long creating them (docs/heat.md).
- */
-#define POOL_ZONE_CHOOSE_SAMPLES 6u
-#define POOL_ZONE_SURVEY_CHOICES 5u
-#define POOL_ZONE_MAX_NEW 64u
 #define POOL_NO_REGION UINT64_MAX
 
 static uint64_t ram_bytes(void)
@@ -102,7 +93,7 @@ static int pool_zones_choose(struct pool *p, uint32_t max_new)
 		p->zone_heat[z] = heat_sum(&p->heat, first, n);
 	}
 	p->zone_choice.max_new = max_new;
-	p->zone_choice.advance_survey = p->zone_choices++ % POOL_ZONE_SURVEY_CHOICES == 0;
+	p->zone_choice.advance_survey = p->zone_choices++ % ZONE_SURVEY_CHOICES == 0;
 	changes = zone_choose(l, &p->zone_choice, p->zone_heat, p->zone_kind);
 	if (changes < 0) {
 		r = changes;
@@ -422,9 +413,9 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 		return r;
 	}
 	/* Right after a sample, so a new fine region misses none of the next one's I/O. */
-	if (p->zone_kind && ++p->zone_samples >= POOL_ZONE_CHOOSE_SAMPLES) {
+	if (p->zone_kind && ++p->zone_samples >= ZONE_CHOOSE_SAMPLES) {
 		p->zone_samples = 0;
-		r = pool_zones_choose(p, POOL_ZONE_MAX_NEW);
+		r = pool_zones_choose(p, ZONE_MAX_NEW);
 		if (r < 0)
 			return pool_fail(p, r, err, err_len, "cannot choose its fine zones: %s",
 					 strerror(-r));
