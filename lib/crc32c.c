@@ -57,3 +57,42 @@ uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p) & 0xff];
 	return ~crc;
 }
+
+/*
+ * Polynomials mod P in the reflected form: bit 31 is x^0. The product of a
+ * and b, b shifted one power of x at a time while a's bits are read from x^0.
+ */
+static uint32_t crc32c_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t product = 0;
+
+	for (uint32_t bit = UINT32_C(1) << 31; bit; bit >>= 1) {
+		if (a & bit)
+			product ^= b;
+		b = (b >> 1) ^ (CRC32C_POLY & (0u - (b & 1)));
+	}
+	return product;
+}
+
+/* x^(8 len) mod P: what appending len zero bytes multiplies the register by. */
+uint32_t crc32c_zeros(size_t len)
+{
+	uint32_t op = UINT32_C(1) << 31, square = UINT32_C(1) << 23; /* x^0; x^8 */
+
+	for (; len; len >>= 1) {
+		if (len & 1)
+			op = crc32c_mulmod(square, op);
+		square = crc32c_mulmod(square, square);
+	}
+	return op;
+}
+
+/*
+ * Summing a then b from 0 leaves a's register shifted through b's bytes
+ * and b's own contribution; the pre- and post-inversions cancel, which is
+ * why a plain product and an exclusive or suffice.
+ */
+uint32_t crc32c_append(uint32_t a, uint32_t b, uint32_t zeros_op)
+{
+	return crc32c_mulmod(zeros_op, a) ^ b;
+}

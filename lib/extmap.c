@@ -45,9 +45,23 @@ static void extmap_clear_used(struct extmap *m, unsigned dev, uint32_t pe)
 		m->free_hint[dev] = pe / EXTMAP_WORD_BITS;
 }
 
+static size_t extmap_dirty_words(uint32_t nr_logical)
+{
+	return extmap_words((uint32_t)(((uint64_t)nr_logical + EXTMAP_DIRTY_GROUP - 1) /
+				       EXTMAP_DIRTY_GROUP));
+}
+
+static void extmap_mark_dirty(struct extmap *m, uint32_t le)
+{
+	uint32_t group = le / EXTMAP_DIRTY_GROUP;
+
+	m->dirty[group / EXTMAP_WORD_BITS] |= extmap_mask(group);
+}
+
 static void extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 {
 	m->map[le] = (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe };
+	extmap_mark_dirty(m, le);
 	extmap_set_used(m, dev, pe);
 }
 
@@ -86,6 +100,7 @@ void extmap_destroy(struct extmap *m)
 	if (!m)
 		return;
 	free(m->map);
+	free(m->dirty);
 	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)
 		free(m->used[dev]);
 	memset(m, 0, sizeof(*m));
@@ -149,14 +164,18 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 	m->free_hint[m->nr_devs] = 0;
 	/* No le is on dev (its pe are all free): only later devices renumber. */
 	for (uint32_t le = 0; le < m->nr_logical; le++)
-		if (m->map[le].dev != EXTMAP_NO_DEV && m->map[le].dev > dev)
+		if (m->map[le].dev != EXTMAP_NO_DEV && m->map[le].dev > dev) {
 			m->map[le].dev--;
+			extmap_mark_dirty(m, le);
+		}
 	return 0;
 }
 
 int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 {
+	size_t old_words, new_words;
 	struct extmap_loc *map;
+	uint64_t *dirty;
 
 	if (!m)
 		return -EINVAL;
@@ -165,9 +184,21 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 			return -EBUSY;
 	if (!nr_logical) {
 		free(m->map);
+		free(m->dirty);
 		m->map = NULL;
+		m->dirty = NULL;
 		m->nr_logical = 0;
 		return 0;
+	}
+	/* The bitmap first: it cannot fail once the map has grown. */
+	old_words = m->dirty ? extmap_dirty_words(m->nr_logical) : 0;
+	new_words = extmap_dirty_words(nr_logical);
+	if (new_words > old_words || !m->dirty) {
+		dirty = reallocarray(m->dirty, new_words, sizeof(*dirty));
+		if (!dirty)
+			return -ENOMEM;
+		memset(dirty + old_words, 0, (new_words - old_words) * sizeof(*dirty));
+		m->dirty = dirty;
 	}
 	map = reallocarray(m->map, nr_logical, sizeof(*map));
 	if (!map) {
@@ -178,11 +209,45 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		}
 		return -ENOMEM;
 	}
-	for (uint32_t le = m->nr_logical; le < nr_logical; le++)
+	for (uint32_t le = m->nr_logical; le < nr_logical; le++) {
 		map[le] = extmap_unmapped;
+		extmap_mark_dirty(m, le);
+	}
+	/* A group cut short by a shrink changed too; bits past the end stay clear. */
+	if (nr_logical < m->nr_logical) {
+		uint32_t last = (nr_logical - 1) / EXTMAP_DIRTY_GROUP;
+
+		m->dirty[last / EXTMAP_WORD_BITS] |= extmap_mask(last);
+		m->dirty[last / EXTMAP_WORD_BITS] &= ~(~UINT64_C(0) << (last % EXTMAP_WORD_BITS) << 1);
+		memset(m->dirty + last / EXTMAP_WORD_BITS + 1, 0,
+		       (old_words - last / EXTMAP_WORD_BITS - 1) * sizeof(*m->dirty));
+	}
 	m->map = map;
 	m->nr_logical = nr_logical;
 	return 0;
+}
+
+uint32_t extmap_next_dirty(const struct extmap *m, uint32_t from)
+{
+	size_t nr_words = m && m->dirty ? extmap_dirty_words(m->nr_logical) : 0;
+	size_t w = from / EXTMAP_WORD_BITS;
+	uint64_t bits;
+
+	if (w >= nr_words)
+		return UINT32_MAX;
+	bits = m->dirty[w] & (~UINT64_C(0) << (from % EXTMAP_WORD_BITS));
+	while (!bits) {
+		if (++w == nr_words)
+			return UINT32_MAX;
+		bits = m->dirty[w];
+	}
+	return (uint32_t)(w * EXTMAP_WORD_BITS + (unsigned)__builtin_ctzll(bits));
+}
+
+void extmap_dirty_clear(struct extmap *m)
+{
+	if (m && m->dirty)
+		memset(m->dirty, 0, extmap_dirty_words(m->nr_logical) * sizeof(*m->dirty));
 }
 
 int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
@@ -207,6 +272,7 @@ int extmap_unmap(struct extmap *m, uint32_t le)
 	if (old.dev == EXTMAP_NO_DEV)
 		return -ENOENT;
 	m->map[le] = extmap_unmapped;
+	extmap_mark_dirty(m, le);
 	extmap_clear_used(m, old.dev, old.pe);
 	return 0;
 }

@@ -27,9 +27,18 @@ struct extmap_loc {
 	uint32_t pe;
 };
 
+/*
+ * Logical extents are also counted in groups of EXTMAP_DIRTY_GROUP: a
+ * group is dirty once any of its entries changes, until
+ * extmap_dirty_clear(). A commit of the map to the devices then encodes
+ * and writes the groups that changed, not the whole map.
+ */
+#define EXTMAP_DIRTY_GROUP 512u
+
 struct extmap {
 	uint32_t nr_logical;
 	struct extmap_loc *map;
+	uint64_t *dirty; /* bit per group of EXTMAP_DIRTY_GROUP le */
 	unsigned nr_devs;
 	uint32_t nr_pe[EXTMAP_MAX_DEVS];
 	uint32_t nr_free[EXTMAP_MAX_DEVS];
@@ -101,6 +110,11 @@ struct extmap_dest {
  */
 int extmap_plan_evacuate(struct extmap *m, unsigned gone, const uint32_t *reserve,
 			 struct extmap_dest **out, uint32_t *needed, uint32_t *room);
+
+/* The first dirty group at or after group from, or UINT32_MAX. */
+uint32_t extmap_next_dirty(const struct extmap *m, uint32_t from);
+/* Groups that change from now on are what extmap_next_dirty() finds. */
+void extmap_dirty_clear(struct extmap *m);
 
 /* Unmapped (dev EXTMAP_NO_DEV) for an le out of range too. */
 struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);

@@ -409,6 +409,22 @@ static void metadata_codec_entry(struct metadata_codec *c, struct extmap_loc *lo
 	metadata_codec_u32(c, &loc->pe);
 }
 
+/* The map's entries from le on, as far as c's buffer goes. */
+static int metadata_encode_entries(struct metadata_codec *c, const struct extmap *m, uint32_t le)
+{
+	for (; le < m->nr_logical && c->pos < c->len; le++) {
+		struct extmap_loc loc = m->map[le];
+
+		/* Unmapped entries carry pe 0 whatever the map holds: decode insists. */
+		if (loc.dev == EXTMAP_NO_DEV)
+			loc.pe = 0;
+		else if (loc.dev >= m->nr_devs || loc.pe >= m->nr_pe[loc.dev])
+			return -EINVAL;
+		metadata_codec_entry(c, &loc);
+	}
+	return 0;
+}
+
 static bool metadata_map_matches(const struct metadata_pool *p, const struct extmap *m)
 {
 	if (m->nr_devs != p->nr_devs || (m->nr_logical && !m->map))
@@ -437,18 +453,56 @@ int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, 
 	payload_len = c.len - METADATA_SLOT_HEADER;
 	memset(buf, 0, c.len);
 	metadata_pool_fields(&c, &copy, &payload_len, &nr_logical);
-	for (uint32_t le = 0; le < nr_logical; le++) {
-		struct extmap_loc loc = m->map[le];
-
-		/* Unmapped entries carry pe 0 whatever the map holds: decode insists. */
-		if (loc.dev == EXTMAP_NO_DEV)
-			loc.pe = 0;
-		else if (loc.dev >= m->nr_devs || loc.pe >= m->nr_pe[loc.dev])
-			return -EINVAL;
-		metadata_codec_entry(&c, &loc);
-	}
+	if (metadata_encode_entries(&c, m, 0) < 0)
+		return -EINVAL;
 	metadata_seal(buf, c.len, METADATA_POOL_MAGIC);
 	return 0;
+}
+
+size_t metadata_pool_entry_offset(unsigned nr_devs, uint32_t le)
+{
+	return metadata_pool_bytes(nr_devs, 0) + (size_t)le * METADATA_ENTRY_BYTES;
+}
+
+int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m, size_t blk,
+			       void *block, size_t *len)
+{
+	struct metadata_codec c = { .out = block };
+	size_t total, start, entries;
+	uint32_t le;
+
+	if (!p || !m || !block || !len || !metadata_pool_valid(p) || !metadata_map_matches(p, m))
+		return -EINVAL;
+	total = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	entries = metadata_pool_entry_offset(p->nr_devs, 0);
+	if (blk >= (total + METADATA_BLOCK - 1) / METADATA_BLOCK)
+		return -EINVAL;
+	start = blk * METADATA_BLOCK;
+	c.len = total - start < METADATA_BLOCK ? total - start : METADATA_BLOCK;
+	memset(block, 0, METADATA_BLOCK);
+	if (blk == 0) {
+		struct metadata_pool copy = *p;
+		uint64_t payload_len = total - METADATA_SLOT_HEADER;
+		uint32_t nr_logical = m->nr_logical;
+
+		/* Every header fits in block 0: 16 devices' records are 928 bytes. */
+		c.pos = METADATA_SEAL_BYTES;
+		metadata_pool_fields(&c, &copy, &payload_len, &nr_logical);
+		memcpy(block, METADATA_POOL_MAGIC, METADATA_MAGIC_BYTES);
+		metadata_put_le((unsigned char *)block + METADATA_MAGIC_BYTES, METADATA_VERSION, 4);
+	}
+	/* Entries are 8 bytes from an 8-aligned start: none straddles a block. */
+	le = start > entries ? (uint32_t)((start - entries) / METADATA_ENTRY_BYTES) : 0;
+	c.pos = entries + (size_t)le * METADATA_ENTRY_BYTES - start;
+	if (metadata_encode_entries(&c, m, le) < 0 || c.overrun)
+		return -EINVAL;
+	*len = c.len;
+	return 0;
+}
+
+void metadata_pool_seal_crc(void *block0, uint32_t crc)
+{
+	metadata_put_le((unsigned char *)block0 + METADATA_CRC_OFFSET, crc, 4);
 }
 
 /* Rebuild the map through extmap_map(), which refuses out-of-range and doubly used pe. */

@@ -53,6 +53,8 @@
  */
 
 #define METADATA_BLOCK 4096
+/* Where a slot's record holds the pool's uuid (the layout above). */
+#define METADATA_POOL_UUID_OFFSET 32
 #define METADATA_VERSION 1
 #define METADATA_NAME_MAX 64
 #define METADATA_MAX_DEVS EXTMAP_MAX_DEVS
@@ -151,6 +153,23 @@ size_t metadata_pool_bytes(unsigned nr_devs, uint32_t nr_logical);
  */
 int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, void *buf,
 			 size_t cap);
+/*
+ * The same record a block at a time, so a commit can encode what changed:
+ * block blk (bytes [blk * METADATA_BLOCK, ...) of what metadata_pool_encode
+ * writes) into block (METADATA_BLOCK bytes, zero past the record), except
+ * that block 0's crc field is left zero: the crc is of the whole record,
+ * summed by the caller (crc32c_append over the blocks' sums, block 0's
+ * taken with the field zero) and stored with metadata_pool_seal_crc().
+ * *len is the record's bytes in the block. -EINVAL as encode, or for a
+ * block past the record.
+ */
+int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m, size_t blk,
+			       void *block, size_t *len);
+void metadata_pool_seal_crc(void *block0, uint32_t crc);
+/* Where logical extent le's entry, METADATA_ENTRY_SIZE bytes, sits in a record of nr_devs devices. */
+#define METADATA_ENTRY_SIZE 8
+size_t metadata_pool_entry_offset(unsigned nr_devs, uint32_t le);
+
 /*
  * Decode a slot's content from buf (len bytes, e.g. the whole slot) into *p
  * and into *m, which the call initialises (one extmap device per p->devs,

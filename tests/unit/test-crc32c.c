@@ -94,8 +94,33 @@ static void test_detects_single_bit_flips(void)
 	}
 }
 
+/* Every split of a buffer, and a sum kept per 4 KiB block with a short tail. */
+static void test_append(void)
+{
+	static unsigned char buf[3 * 4096 + 100];
+	uint32_t whole, acc, op4k = crc32c_zeros(4096);
+
+	fill_pseudo_random(buf, sizeof(buf));
+	for (size_t split = 0; split <= 200; split++) {
+		uint32_t a = crc32c(0, buf, split), b = crc32c(0, buf + split, 200 - split);
+
+		CHECK_UINT(crc32c_append(a, b, crc32c_zeros(200 - split)), crc32c(0, buf, 200));
+	}
+	whole = crc32c(0, buf, sizeof(buf));
+	acc = crc32c(0, buf, 4096);
+	for (size_t off = 4096; off < sizeof(buf); off += 4096) {
+		size_t n = sizeof(buf) - off < 4096 ? sizeof(buf) - off : 4096;
+		uint32_t op = n == 4096 ? op4k : crc32c_zeros(n);
+
+		acc = crc32c_append(acc, crc32c(0, buf + off, n), op);
+	}
+	CHECK_UINT(acc, whole);
+	CHECK_UINT(crc32c_append(crc32c(0, buf, 50), 0, crc32c_zeros(0)), crc32c(0, buf, 50));
+}
+
 int main(void)
 {
+	test_append();
 	test_check_value();
 	test_rfc3720();
 	test_against_reference();

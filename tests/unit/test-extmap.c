@@ -681,8 +681,82 @@ static void test_plan_evacuate(void)
 	extmap_destroy(&m);
 }
 
+/* The dirty groups, as a list, for comparing with what a test expects. */
+static size_t dirty_groups(const struct extmap *m, uint32_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (uint32_t g = extmap_next_dirty(m, 0); g != UINT32_MAX; g = extmap_next_dirty(m, g + 1)) {
+		CHECK(n < cap);
+		out[n++] = g;
+	}
+	return n;
+}
+
+static void test_dirty(void)
+{
+	const uint32_t G = EXTMAP_DIRTY_GROUP;
+	struct extmap m;
+	uint32_t got[256], pe;
+
+	init_two_devs(&m, 100 * G + 7, 100 * G, 100);
+	/* A fresh map's entries are all new. */
+	CHECK_UINT(dirty_groups(&m, got, 128), 101);
+	extmap_dirty_clear(&m);
+	CHECK_UINT(extmap_next_dirty(&m, 0), UINT32_MAX);
+	CHECK_UINT(extmap_fill_linear(&m, 0), 100 * G);
+	CHECK_UINT(dirty_groups(&m, got, 128), 100);
+	extmap_dirty_clear(&m);
+
+	/* A reservation changes no entry. */
+	CHECK_OK(extmap_alloc(&m, 1, &pe));
+	CHECK_UINT(extmap_next_dirty(&m, 0), UINT32_MAX);
+	CHECK_OK(extmap_release(&m, 1, pe));
+	CHECK_UINT(extmap_next_dirty(&m, 0), UINT32_MAX);
+	CHECK_OK(extmap_remap(&m, 70 * G + 3, 1, pe));
+	CHECK_OK(extmap_map(&m, 100 * G + 6, 1, 1));
+	CHECK_OK(extmap_unmap(&m, 5));
+	CHECK_UINT(dirty_groups(&m, got, 64), 3);
+	CHECK_UINT(got[0], 0);
+	CHECK_UINT(got[1], 70);
+	CHECK_UINT(got[2], 100);
+	CHECK_UINT(extmap_next_dirty(&m, 1), 70);
+	CHECK_UINT(extmap_next_dirty(&m, 71), 100);
+	CHECK_UINT(extmap_next_dirty(&m, 101), UINT32_MAX);
+	CHECK_UINT(extmap_next_dirty(&m, 5000), UINT32_MAX);
+
+	/* Dropping device 0 renumbers every le on device 1. */
+	extmap_dirty_clear(&m);
+	CHECK_OK(extmap_unmap(&m, 70 * G + 3));
+	CHECK_OK(extmap_unmap(&m, 100 * G + 6));
+	extmap_dirty_clear(&m);
+	for (uint32_t le = 0; le < 100 * G; le++)
+		if (extmap_get(&m, le).dev == 0)
+			CHECK_OK(extmap_unmap(&m, le));
+	CHECK_OK(extmap_map(&m, 3 * G, 1, 7));
+	extmap_dirty_clear(&m);
+	CHECK_OK(extmap_drop_dev(&m, 0));
+	CHECK_UINT(dirty_groups(&m, got, 64), 1);
+	CHECK_UINT(got[0], 3);
+	check_loc(&m, 3 * G, 0, 7);
+
+	/* Growing adds new groups; shrinking marks the group cut short and no more. */
+	extmap_dirty_clear(&m);
+	CHECK_OK(extmap_resize_logical(&m, 200 * G));
+	CHECK_UINT(extmap_next_dirty(&m, 0), 100);
+	CHECK_UINT(dirty_groups(&m, got, 128), 100);
+	CHECK_OK(extmap_resize_logical(&m, 40 * G + 1));
+	CHECK_UINT(dirty_groups(&m, got, 64), 1);
+	CHECK_UINT(got[0], 40);
+	CHECK_OK(extmap_unmap(&m, 3 * G));
+	CHECK_OK(extmap_resize_logical(&m, 0));
+	CHECK_UINT(extmap_next_dirty(&m, 0), UINT32_MAX);
+	extmap_destroy(&m);
+}
+
 int main(void)
 {
+	test_dirty();
 	test_lifecycle();
 	test_devices();
 	test_map_unmap();

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "crc32c.h"
 #include "metadata.h"
+#include "slotsum.h"
 
 /*
  * The byte offsets used here are the on-device format documented in
@@ -812,6 +813,152 @@ static void test_large(void)
 	free(buf);
 }
 
+/* The record as metadata_pool_encode writes it, and its length. */
+static unsigned char *encode_whole(const struct metadata_pool *p, const struct extmap *m,
+				   size_t *len)
+{
+	size_t bytes = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	unsigned char *buf = malloc(bytes);
+
+	CHECK(buf != NULL);
+	CHECK_OK(metadata_pool_encode(p, m, buf, bytes));
+	*len = bytes;
+	return buf;
+}
+
+/*
+ * A commit by blocks: the groups the map marks dirty give the blocks to
+ * encode again; the rest must be byte for byte what the last whole record
+ * held, and the crc from the block sums what a whole encode stores.
+ */
+static void test_blocks_and_sums(void)
+{
+	const uint32_t nr = 100003;
+	struct metadata_pool p;
+	struct slotsum sum;
+	struct extmap m;
+	unsigned char block[METADATA_BLOCK], *whole, *next;
+	uint32_t seed = 12345;
+	size_t len, n;
+
+	make_pool(&p, 70000, 40000);
+	init_map(&m, &p, nr);
+	fill_fragmented(&m);
+	whole = encode_whole(&p, &m, &len);
+	CHECK_OK(slotsum_init(&sum, len));
+	CHECK_UINT(sum.nr_blocks, (len + METADATA_BLOCK - 1) / METADATA_BLOCK);
+	for (size_t blk = 0; blk < sum.nr_blocks; blk++) {
+		CHECK_OK(metadata_pool_encode_block(&p, &m, blk, block, &n));
+		CHECK_UINT(n, slotsum_block_len(&sum, blk));
+		if (blk == 0) {
+			/* Only the crc field differs from the sealed record. */
+			CHECK(!memcmp(block, whole, 12));
+			CHECK(!memcmp(block + 16, whole + 16, n - 16));
+			CHECK_UINT(get_le(block + 12, 4), 0);
+		} else {
+			CHECK(!memcmp(block, whole + blk * METADATA_BLOCK, n));
+		}
+		for (size_t i = n; i < METADATA_BLOCK; i++)
+			CHECK_UINT(block[i], 0);
+		sum.crc[blk] = slotsum_of(&sum, blk, block);
+	}
+	CHECK_UINT(slotsum_total(&sum, NULL, NULL), get_le(whole + 12, 4));
+	CHECK_INT(metadata_pool_encode_block(&p, &m, sum.nr_blocks, block, &n), -EINVAL);
+	CHECK_UINT(metadata_pool_entry_offset(2, 0), metadata_pool_bytes(2, 0));
+
+	for (int round = 0; round < 40; round++) {
+		struct slotsum_set changed = { 0 };
+		uint32_t *sums;
+
+		extmap_dirty_clear(&m);
+		p.generation++;
+		/* A batch: a few extents moved to free pe, some unmapped and mapped again. */
+		for (int k = 0; k < 1 + round % 7; k++) {
+			uint32_t le = rnd(&seed) % nr, pe;
+			unsigned dev = rnd(&seed) % 2;
+
+			if (extmap_get(&m, le).dev == EXTMAP_NO_DEV)
+				continue;
+			if (round % 5 == 4) {
+				CHECK_OK(extmap_unmap(&m, le));
+				continue;
+			}
+			if (extmap_alloc(&m, dev, &pe) < 0)
+				continue;
+			CHECK_OK(extmap_release(&m, dev, pe));
+			CHECK_OK(extmap_remap(&m, le, dev, pe));
+		}
+		CHECK_OK(slotsum_set_add(&changed, 0));
+		for (uint32_t g = extmap_next_dirty(&m, 0); g != UINT32_MAX;
+		     g = extmap_next_dirty(&m, g + 1)) {
+			uint32_t first = g * EXTMAP_DIRTY_GROUP, count = EXTMAP_DIRTY_GROUP;
+
+			if (count > nr - first)
+				count = nr - first;
+			CHECK_OK(slotsum_set_add_entries(&changed, p.nr_devs, first, count));
+		}
+		next = encode_whole(&p, &m, &len);
+		/* Outside the changed blocks nothing moved. */
+		for (size_t blk = 1; blk < sum.nr_blocks; blk++)
+			if (!slotsum_set_has(&changed, (uint32_t)blk))
+				CHECK(!memcmp(whole + blk * METADATA_BLOCK, next + blk * METADATA_BLOCK,
+					      slotsum_block_len(&sum, blk)));
+		sums = malloc(changed.nr * sizeof(*sums));
+		CHECK(sums != NULL);
+		for (size_t i = 0; i < changed.nr; i++) {
+			CHECK_OK(metadata_pool_encode_block(&p, &m, changed.blk[i], block, &n));
+			sums[i] = slotsum_of(&sum, changed.blk[i], block);
+		}
+		CHECK_UINT(slotsum_total(&sum, &changed, sums), get_le(next + 12, 4));
+		slotsum_update(&sum, &changed, sums);
+		CHECK_UINT(slotsum_total(&sum, NULL, NULL), get_le(next + 12, 4));
+		free(sums);
+		free(whole);
+		whole = next;
+		slotsum_set_free(&changed);
+	}
+	free(whole);
+	slotsum_destroy(&sum);
+	extmap_destroy(&m);
+}
+
+static void test_slotsum_sets(void)
+{
+	struct slotsum_set a = { 0 }, b = { 0 };
+
+	CHECK_OK(slotsum_set_add(&a, 3));
+	CHECK_OK(slotsum_set_add(&a, 3));
+	CHECK_INT(slotsum_set_add(&a, 2), -EINVAL);
+	CHECK_OK(slotsum_set_add(&a, 9));
+	for (uint32_t i = 0; i < 40; i += 2)
+		CHECK_OK(slotsum_set_add(&b, i));
+	CHECK_OK(slotsum_set_union(&a, &b));
+	CHECK_UINT(a.nr, 22);
+	CHECK(slotsum_set_has(&a, 3) && slotsum_set_has(&a, 9) && slotsum_set_has(&a, 38));
+	CHECK(!slotsum_set_has(&a, 5) && !slotsum_set_has(&a, 40));
+	for (size_t i = 1; i < a.nr; i++)
+		CHECK(a.blk[i - 1] < a.blk[i]);
+	CHECK_OK(slotsum_set_add(&a, 41));
+	CHECK_UINT(a.nr, 23);
+	slotsum_set_clear(&b);
+	CHECK_OK(slotsum_set_union(&a, &b));
+	CHECK_UINT(a.nr, 23);
+	/* An entry's 8 bytes never straddle two blocks; a run of them spans what it covers. */
+	slotsum_set_clear(&b);
+	CHECK_OK(slotsum_set_add_entries(&b, 2, 0, 1));
+	CHECK_UINT(b.nr, 1);
+	CHECK_UINT(b.blk[0], 0);
+	CHECK_OK(slotsum_set_add_entries(&b, 2, 500, 400));
+	CHECK_UINT(b.nr, 2);
+	CHECK_UINT(b.blk[1], 1);
+	CHECK_OK(slotsum_set_add_entries(&b, 2, 1012, 1));
+	CHECK_UINT(b.nr, 3);
+	CHECK_UINT(b.blk[2], 2);
+	slotsum_set_free(&a);
+	slotsum_set_free(&b);
+	slotsum_set_free(NULL);
+}
+
 static void test_next_slot(void)
 {
 	static const struct {
@@ -986,6 +1133,8 @@ static void test_name(void)
 
 int main(void)
 {
+	test_blocks_and_sums();
+	test_slotsum_sets();
 	test_slot_bytes();
 	test_layout();
 	test_layout_limits();
