@@ -596,9 +596,19 @@ static void batch_commit(struct migrate_batch *b)
 	const char *name = pool_name(b->p);
 	struct pool_prepared next = { 0 };
 	ssize_t filled;
+	bool any = false;
 	uint64_t from;
 	int r;
 
+	for (size_t i = 0; i < b->nr; i++)
+		any |= b->items[i].result == 0;
+	/*
+	 * Slots that a commit could not write by their changed blocks are
+	 * brought up to the current generation first, while the map still is
+	 * that generation (the fill writes it under that number).
+	 */
+	from = clock_now_ns();
+	filled = any ? pool_commit_fill(b->p, b->err, sizeof(b->err)) : 0;
 	for (size_t i = 0; i < b->nr; i++) {
 		struct migrate_item *it = &b->items[i];
 
@@ -611,12 +621,10 @@ static void batch_commit(struct migrate_batch *b)
 		}
 	}
 	/*
-	 * Everything the commit writes is known now: encode and diff it while
-	 * the volume runs, so that the suspended window holds only writes and
-	 * flushes, not work in proportion to the pool.
+	 * Everything the commit writes is known now: encode it while the
+	 * volume runs, so that the suspended window holds only writes and
+	 * flushes.
 	 */
-	from = clock_now_ns();
-	filled = nr_changed ? pool_commit_fill(b->p, b->err, sizeof(b->err)) : 0;
 	r = filled < 0 ? (int)filled : 0;
 	if (r == 0 && nr_changed)
 		r = pool_commit_prepare(b->p, &next, b->err, sizeof(b->err));

@@ -265,7 +265,7 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 	}
 	pool_free(next);
 	/* The joining devices' slots were never compared with what p kept. */
-	pool_images_drop(p);
+	pool_known_drop(p);
 	/* Degraded only if a device the newest metadata names is missing. */
 	p->degraded = false;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
@@ -371,6 +371,8 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	}
 	extmap_destroy(&p->sp.map);
 	p->sp.map = map;
+	/* Known against the map replaced: the next commit's fill reads the slots again. */
+	pool_known_drop(p);
 	r = pool_save_state(p, NULL, 0);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "cannot save the state: %s",

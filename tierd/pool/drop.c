@@ -183,7 +183,7 @@ int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_
 		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS; /* the volume is the HDD's now */
 	p->degraded = false;
 	p->allow_missing = false;
-	pool_images_drop(p); /* the device list changed: whole generations */
+	pool_known_drop(p); /* the device list changed: whole generations */
 	/* pool_write_metadata flushes the zeroes before any slot names them. */
 	r = pool_write_metadata(p, err, err_len);
 	if (r < 0) {

@@ -22,12 +22,15 @@ struct pool *pool_new(void)
 	return p;
 }
 
-void pool_images_drop(struct pool *p)
+void pool_known_drop(struct pool *p)
 {
-	for (unsigned k = 0; k < 2; k++) {
-		free(p->image[k].buf);
-		p->image[k] = (struct pool_image){ 0 };
-	}
+	struct pool_known *k = &p->known;
+
+	slotsum_destroy(&k->sum);
+	for (unsigned i = 0; i < METADATA_MAX_DEVS; i++)
+		for (unsigned s = 0; s < 2; s++)
+			slotsum_set_free(&k->differs[i][s]);
+	*k = (struct pool_known){ 0 };
 }
 
 /* Closed devices may change under us: what their slots hold is known no more. */
@@ -38,7 +41,7 @@ void pool_close_devices(struct pool *p)
 			close(p->fd[i]);
 		p->fd[i] = -1;
 	}
-	pool_images_drop(p);
+	pool_known_drop(p);
 }
 
 void pool_free(struct pool *p)
