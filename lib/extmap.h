@@ -31,9 +31,11 @@ struct extmap_loc {
  * Logical extents are also counted in groups of EXTMAP_DIRTY_GROUP: a
  * group is dirty once any of its entries changes, until
  * extmap_dirty_clear(). A commit of the map to the devices then encodes
- * and writes the groups that changed, not the whole map.
+ * and writes the groups that changed, not the whole map. 64 entries are
+ * 512 bytes of the on-device record, so a group rarely spans two of its
+ * 4 KiB blocks; the bitmap is a bit per 256 KiB of volume at 4 MiB extents.
  */
-#define EXTMAP_DIRTY_GROUP 512u
+#define EXTMAP_DIRTY_GROUP 64u
 
 struct extmap {
 	uint32_t nr_logical;

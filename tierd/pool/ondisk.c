@@ -81,7 +81,8 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 		if (r < 0)
 			goto out;
 	}
-	if (match && !p && !m && metadata_pool_peek(match, METADATA_BLOCK, &match_gen, &match_len) == 0 &&
+	if (match && !p && !m &&
+	    metadata_pool_peek(match, METADATA_BLOCK, &match_gen, &match_len) == 0 &&
 	    match_len == peek_len && memcmp(buf, match, match_len) == 0 &&
 	    memcmp(match + METADATA_POOL_UUID_OFFSET, sb->pool_uuid, 16) == 0) {
 		*gen = match_gen;
@@ -131,26 +132,28 @@ static bool pool_known_current(const struct pool *p)
 	       k->nr_logical == p->sp.map.nr_logical;
 }
 
-/* The record's crc is summed with its own field zero, and so is block 0's sum. */
-static uint32_t pool_block0_sum(const struct slotsum *s, const unsigned char *block0)
-{
-	unsigned char copy[METADATA_BLOCK];
-
-	memcpy(copy, block0, slotsum_block_len(s, 0));
-	metadata_pool_seal_crc(copy, 0);
-	return slotsum_of(s, 0, copy);
-}
-
-/* The block sums of a whole record (sealed, bytes long). */
-static int pool_sums_of(struct slotsum *s, const unsigned char *rec, size_t bytes)
+/*
+ * The map's whole record as p->sp.meta numbers it, into rec (round_block(bytes)),
+ * and its block sums into *s: one pass, the record's crc from the sums.
+ */
+static int pool_encode_whole(const struct pool *p, unsigned char *rec, size_t bytes,
+			     struct slotsum *s)
 {
 	int r = slotsum_init(s, bytes);
+	size_t len;
 
-	if (r < 0)
+	for (size_t blk = 0; r == 0 && blk < s->nr_blocks; blk++) {
+		unsigned char *block = rec + blk * METADATA_BLOCK;
+
+		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, blk, block, &len);
+		if (r == 0)
+			s->crc[blk] = slotsum_of(s, blk, block);
+	}
+	if (r < 0) {
+		slotsum_destroy(s);
 		return r;
-	s->crc[0] = pool_block0_sum(s, rec);
-	for (size_t blk = 1; blk < s->nr_blocks; blk++)
-		s->crc[blk] = slotsum_of(s, blk, rec + blk * METADATA_BLOCK);
+	}
+	metadata_pool_seal_crc(rec, slotsum_total(s, NULL, NULL));
 	return 0;
 }
 
@@ -204,8 +207,7 @@ void pool_read_slots(struct pool *p)
 	 */
 	pool_known_drop(p);
 	rec = block_alloc(round_block(bytes));
-	if (rec && (metadata_pool_encode(&p->sp.meta, &p->sp.map, rec, bytes) < 0 ||
-		    pool_sums_of(&k->sum, rec, bytes) < 0)) {
+	if (rec && pool_encode_whole(p, rec, bytes, &k->sum) < 0) {
 		free(rec);
 		rec = NULL;
 	}
@@ -484,9 +486,7 @@ int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size
 	} else if (c->whole) {
 		c->len = round_block(bytes);
 		c->buf = block_alloc(c->len);
-		r = c->buf ? metadata_pool_encode(&p->sp.meta, &p->sp.map, c->buf, c->len) : -ENOMEM;
-		if (r == 0)
-			r = pool_sums_of(&c->sum, c->buf, bytes);
+		r = c->buf ? pool_encode_whole(p, c->buf, bytes, &c->sum) : -ENOMEM;
 	} else {
 		r = pool_prepare_blocks(p, c, bytes);
 	}
