@@ -61,6 +61,7 @@ static void extmap_mark_dirty(struct extmap *m, uint32_t le)
 static void extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 {
 	m->map[le] = (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe };
+	m->nr_mapped[dev]++;
 	extmap_mark_dirty(m, le);
 	extmap_set_used(m, dev, pe);
 }
@@ -122,6 +123,7 @@ int extmap_add_dev(struct extmap *m, uint32_t nr_pe, unsigned *dev_out)
 	m->used[dev] = used;
 	m->nr_pe[dev] = nr_pe;
 	m->nr_free[dev] = nr_pe;
+	m->nr_mapped[dev] = 0;
 	m->free_hint[dev] = 0;
 	if (dev_out)
 		*dev_out = dev;
@@ -139,6 +141,7 @@ int extmap_remove_dev(struct extmap *m, unsigned dev)
 	m->used[dev] = NULL;
 	m->nr_pe[dev] = 0;
 	m->nr_free[dev] = 0;
+	m->nr_mapped[dev] = 0;
 	m->free_hint[dev] = 0;
 	m->nr_devs--;
 	return 0;
@@ -155,12 +158,14 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 		m->used[i] = m->used[i + 1];
 		m->nr_pe[i] = m->nr_pe[i + 1];
 		m->nr_free[i] = m->nr_free[i + 1];
+		m->nr_mapped[i] = m->nr_mapped[i + 1];
 		m->free_hint[i] = m->free_hint[i + 1];
 	}
 	m->nr_devs--;
 	m->used[m->nr_devs] = NULL;
 	m->nr_pe[m->nr_devs] = 0;
 	m->nr_free[m->nr_devs] = 0;
+	m->nr_mapped[m->nr_devs] = 0;
 	m->free_hint[m->nr_devs] = 0;
 	/* No le is on dev (its pe are all free): only later devices renumber. */
 	for (uint32_t le = 0; le < m->nr_logical; le++)
@@ -272,6 +277,7 @@ int extmap_unmap(struct extmap *m, uint32_t le)
 	if (old.dev == EXTMAP_NO_DEV)
 		return -ENOENT;
 	m->map[le] = extmap_unmapped;
+	m->nr_mapped[old.dev]--;
 	extmap_mark_dirty(m, le);
 	extmap_clear_used(m, old.dev, old.pe);
 	return 0;
@@ -289,6 +295,7 @@ int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 	if (extmap_bit(m->used[dev], pe))
 		return -EBUSY;
 	extmap_set_loc(m, le, dev, pe);
+	m->nr_mapped[old.dev]--;
 	extmap_clear_used(m, old.dev, old.pe);
 	return 0;
 }
@@ -353,13 +360,7 @@ struct extmap_loc extmap_get(const struct extmap *m, uint32_t le)
 
 uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev)
 {
-	uint32_t n = 0;
-
-	if (!m)
-		return 0;
-	for (uint32_t le = 0; le < m->nr_logical; le++)
-		n += m->map[le].dev == dev;
-	return n;
+	return m && dev < m->nr_devs ? m->nr_mapped[dev] : 0;
 }
 
 int extmap_same_mapping(const struct extmap *a, const struct extmap *b)
@@ -398,7 +399,7 @@ static bool extmap_dev_consistent(const struct extmap *m, unsigned dev)
 int extmap_check(const struct extmap *m, uint32_t *bad_le)
 {
 	uint64_t *seen[EXTMAP_MAX_DEVS] = { NULL };
-	uint32_t bad = UINT32_MAX;
+	uint32_t bad = UINT32_MAX, mapped[EXTMAP_MAX_DEVS] = { 0 };
 	int ret = -EUCLEAN;
 
 	if (!m)
@@ -425,7 +426,11 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 			goto out;
 		}
 		seen[loc.dev][loc.pe / EXTMAP_WORD_BITS] |= extmap_mask(loc.pe);
+		mapped[loc.dev]++;
 	}
+	for (unsigned dev = 0; dev < m->nr_devs; dev++)
+		if (mapped[dev] != m->nr_mapped[dev])
+			goto out;
 	ret = 0;
 out:
 	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)

@@ -369,6 +369,11 @@ static void free_count_off(struct extmap *m)
 	m->nr_free[0]++;
 }
 
+static void mapped_count_off(struct extmap *m)
+{
+	m->nr_mapped[1]--;
+}
+
 static void used_bit_lost(struct extmap *m)
 {
 	m->used[0][1] &= ~UINT64_C(1);
@@ -392,6 +397,7 @@ static void test_check_catches_corruption(void)
 	expect_corruption(pe_out_of_range, 30);
 	expect_corruption(dev_out_of_range, 7);
 	expect_corruption(free_count_off, UINT32_MAX);
+	expect_corruption(mapped_count_off, UINT32_MAX);
 	expect_corruption(used_bit_lost, UINT32_MAX);
 	expect_corruption(padding_bit_set, UINT32_MAX);
 	expect_corruption(hint_too_high, UINT32_MAX);
