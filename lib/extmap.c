@@ -58,6 +58,20 @@ static void extmap_mark_dirty(struct extmap *m, uint32_t le)
 	m->dirty[group / EXTMAP_WORD_BITS] |= extmap_mask(group);
 }
 
+/* Groups first..last, a word at a time: a new map's every group is new. */
+static void extmap_mark_dirty_groups(struct extmap *m, uint32_t first, uint32_t last)
+{
+	for (uint32_t g = first; g <= last;) {
+		if (g % EXTMAP_WORD_BITS == 0 && last - g + 1 >= EXTMAP_WORD_BITS) {
+			m->dirty[g / EXTMAP_WORD_BITS] = ~UINT64_C(0);
+			g += EXTMAP_WORD_BITS;
+		} else {
+			m->dirty[g / EXTMAP_WORD_BITS] |= extmap_mask(g);
+			g++;
+		}
+	}
+}
+
 static void extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 {
 	m->map[le] = (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe };
@@ -214,10 +228,11 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		}
 		return -ENOMEM;
 	}
-	for (uint32_t le = m->nr_logical; le < nr_logical; le++) {
+	for (uint32_t le = m->nr_logical; le < nr_logical; le++)
 		map[le] = extmap_unmapped;
-		extmap_mark_dirty(m, le);
-	}
+	if (nr_logical > m->nr_logical)
+		extmap_mark_dirty_groups(m, m->nr_logical / EXTMAP_DIRTY_GROUP,
+					 (nr_logical - 1) / EXTMAP_DIRTY_GROUP);
 	/* A group cut short by a shrink changed too; bits past the end stay clear. */
 	if (nr_logical < m->nr_logical) {
 		uint32_t last = (nr_logical - 1) / EXTMAP_DIRTY_GROUP;
