@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A commit writes only the metadata blocks that changed since the slot it
-# overwrites was last written (known from what tierd wrote, or read when the
-# pool activated), yet every slot on every device stays a whole,
+# A commit writes only the metadata blocks in which the slot it overwrites
+# differs from the new generation (known from what tierd wrote, or read when
+# the pool activated), yet every slot on every device stays a whole,
 # valid generation: checked by reading the slots back from the devices
 # (checksums, generations, maps against each other and the live table), over
 # moves before and after a restart, and by importing the pool from its
@@ -184,8 +184,8 @@ step "after a restart, which reads what the slots hold"
 tierd_stop TERM
 tierd_start --verbose
 check_slots "after the restart"
-# Activation kept both slots' generations: even the first commit to each
-# slot after a start writes only what changed.
+# Activation compared both slots with the map: even the first commit to
+# each slot after a start writes only what differs.
 move 15000 8 --tier ssd
 move 15008 8 --tier ssd
 check_slots "after the first commit to each slot since the restart"
