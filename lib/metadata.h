@@ -198,8 +198,8 @@ int metadata_pool_peek(const void *buf, size_t len, uint64_t *generation, uint64
 unsigned metadata_next_slot(const uint64_t gens[2]);
 
 /*
- * Write only what changed: a slot known to hold old (old_len bytes; NULL
- * and 0 when its content is unknown) is to hold cur (len bytes).  Finds the
+ * What differs: a slot known to hold old (old_len bytes; NULL and 0 when
+ * its content is unknown) is to hold cur (len bytes).  Finds the
  * first run of METADATA_BLOCK blocks at or after *off in which every block
  * differs from old, sets *off to its start and *run_len to its length, and
  * returns 1; returns 0 when no block from *off on differs.  A block at or

@@ -161,13 +161,13 @@ static int pool_encode_whole(const struct pool *p, unsigned char *rec, size_t by
 static int pool_blocks_differing(struct slotsum_set *set, const unsigned char *rec,
 				 const unsigned char *raw, size_t bytes)
 {
+	size_t off = 0, run;
 	int r = 0;
 
-	for (size_t off = 0; r == 0 && off < bytes; off += METADATA_BLOCK) {
-		size_t n = bytes - off < METADATA_BLOCK ? bytes - off : METADATA_BLOCK;
-
-		if (memcmp(rec + off, raw + off, n) != 0)
-			r = slotsum_set_add(set, (uint32_t)(off / METADATA_BLOCK));
+	while (r == 0 && metadata_next_change(raw, bytes, rec, bytes, &off, &run)) {
+		for (size_t at = off; r == 0 && at < off + run; at += METADATA_BLOCK)
+			r = slotsum_set_add(set, (uint32_t)(at / METADATA_BLOCK));
+		off += run;
 	}
 	return r;
 }
