@@ -52,17 +52,13 @@ uint32_t slotsum_of(const struct slotsum *s, size_t blk, const void *block)
 	return crc32c(0, block, slotsum_block_len(s, blk));
 }
 
-uint32_t slotsum_total(const struct slotsum *s, const struct slotsum_set *set,
-		       const uint32_t *sums)
+uint32_t slotsum_total(const struct slotsum *s)
 {
-	size_t next = 0, nr_set = set ? set->nr : 0;
 	uint32_t total = 0;
 
 	for (size_t blk = 0; blk < s->nr_blocks; blk++) {
 		uint32_t sum = s->crc[blk];
 
-		if (next < nr_set && set->blk[next] == blk)
-			sum = sums[next++];
 		if (blk == 0)
 			total = sum;
 		else if (blk + 1 == s->nr_blocks)
@@ -73,13 +69,6 @@ uint32_t slotsum_total(const struct slotsum *s, const struct slotsum_set *set,
 				sum;
 	}
 	return total;
-}
-
-void slotsum_update(struct slotsum *s, const struct slotsum_set *set, const uint32_t *sums)
-{
-	for (size_t i = 0; set && i < set->nr; i++)
-		if (set->blk[i] < s->nr_blocks)
-			s->crc[set->blk[i]] = sums[i];
 }
 
 static int slotsum_set_reserve(struct slotsum_set *set, size_t nr)

@@ -45,14 +45,10 @@ struct slotsum_set {
 };
 
 /*
- * The record's crc with the blocks of set changed to sums[i] (sums in set
- * order; set may be NULL for none): one pass over the block sums, none over
- * the data.
+ * The record's crc: one pass over the block sums, none over the data. A
+ * change of a few blocks costs their new sums and this pass.
  */
-uint32_t slotsum_total(const struct slotsum *s, const struct slotsum_set *set,
-		       const uint32_t *sums);
-/* Store sums[i] for each block of set, as slotsum_total() took them. */
-void slotsum_update(struct slotsum *s, const struct slotsum_set *set, const uint32_t *sums);
+uint32_t slotsum_total(const struct slotsum *s);
 
 /* Add blk, at least the last one added (-EINVAL below it; equal is a no-op). */
 int slotsum_set_add(struct slotsum_set *set, uint32_t blk);

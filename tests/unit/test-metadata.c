@@ -862,7 +862,7 @@ static void test_blocks_and_sums(void)
 			CHECK_UINT(block[i], 0);
 		sum.crc[blk] = slotsum_of(&sum, blk, block);
 	}
-	CHECK_UINT(slotsum_total(&sum, NULL, NULL), get_le(whole + 12, 4));
+	CHECK_UINT(slotsum_total(&sum), get_le(whole + 12, 4));
 	CHECK_INT(metadata_pool_encode_block(&p, &m, sum.nr_blocks, block, &n), -EINVAL);
 	CHECK_UINT(metadata_pool_entry_offset(2, 0), metadata_pool_bytes(2, 0));
 
@@ -909,9 +909,9 @@ static void test_blocks_and_sums(void)
 			CHECK_OK(metadata_pool_encode_block(&p, &m, changed.blk[i], block, &n));
 			sums[i] = slotsum_of(&sum, changed.blk[i], block);
 		}
-		CHECK_UINT(slotsum_total(&sum, &changed, sums), get_le(next + 12, 4));
-		slotsum_update(&sum, &changed, sums);
-		CHECK_UINT(slotsum_total(&sum, NULL, NULL), get_le(next + 12, 4));
+		for (size_t i = 0; i < changed.nr; i++)
+			sum.crc[changed.blk[i]] = sums[i];
+		CHECK_UINT(slotsum_total(&sum), get_le(next + 12, 4));
 		free(sums);
 		free(whole);
 		whole = next;

@@ -153,7 +153,7 @@ static int pool_encode_whole(const struct pool *p, unsigned char *rec, size_t by
 		slotsum_destroy(s);
 		return r;
 	}
-	metadata_pool_seal_crc(rec, slotsum_total(s, NULL, NULL));
+	metadata_pool_seal_crc(rec, slotsum_total(s));
 	return 0;
 }
 
@@ -279,7 +279,7 @@ static int pool_write_current(struct pool *p, unsigned dev, unsigned slot,
 
 			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, first + n, block, &len);
 			if (r == 0 && first + n == 0)
-				metadata_pool_seal_crc(block, slotsum_total(sum, NULL, NULL));
+				metadata_pool_seal_crc(block, slotsum_total(sum));
 		}
 		if (r == 0)
 			r = blockdev_write(p->fd[dev], p->sb[dev].slot_offset[slot] +
@@ -445,7 +445,7 @@ static int pool_prepare_blocks(struct pool *p, struct pool_prepared *c, size_t b
 		}
 	}
 	if (r == 0)
-		metadata_pool_seal_crc(c->buf, slotsum_total(&c->sum, NULL, NULL));
+		metadata_pool_seal_crc(c->buf, slotsum_total(&c->sum));
 	return r;
 }
 
