@@ -264,7 +264,7 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 		next->fd[i] = -1;
 	}
 	pool_free(next);
-	/* The joining devices' slots were never compared with what p kept. */
+	/* The joining devices' slots were never compared with the map: nothing is known of them. */
 	pool_known_drop(p);
 	/* Degraded only if a device the newest metadata names is missing. */
 	p->degraded = false;
