@@ -136,6 +136,8 @@ double heat_decay_factor(const struct heat_params *p, uint64_t elapsed_ns)
 	return heat_exp2_neg((double)elapsed_ns / HEAT_NS_PER_S / p->half_life_s);
 }
 
+const struct heat_extent heat_extent_cold;
+
 int heat_table_init(struct heat_table *t, uint32_t nr)
 {
 	int r;
@@ -150,13 +152,31 @@ int heat_table_init(struct heat_table *t, uint32_t nr)
 	return r;
 }
 
+static void heat_pages_free(struct heat_table *t, uint32_t from, uint32_t to)
+{
+	for (uint32_t k = from; k < to; k++) {
+		if (t->page[k])
+			t->nr_pages_used--;
+		free(t->page[k]);
+		t->page[k] = NULL;
+	}
+}
+
 void heat_table_destroy(struct heat_table *t)
 {
 	if (!t)
 		return;
-	free(t->e);
+	if (t->page)
+		heat_pages_free(t, 0, heat_nr_pages(t));
+	free(t->page);
 	free(t->dirty);
 	memset(t, 0, sizeof(*t));
+}
+
+uint64_t heat_table_bytes(const struct heat_table *t)
+{
+	return (uint64_t)heat_nr_pages(t) * sizeof(*t->page) + heat_nr_chunks(t) +
+	       (uint64_t)t->nr_pages_used * HEAT_PAGE * sizeof(struct heat_extent);
 }
 
 static double heat_scale(const struct heat_table *t)
@@ -172,20 +192,76 @@ static void heat_mark(struct heat_table *t, uint32_t first, uint32_t nr)
 		t->dirty[k] = 1;
 }
 
-void heat_set(struct heat_table *t, uint32_t i, double heat)
+/* Page k of t, allocated (cold) if it was not; NULL without memory. */
+static struct heat_extent *heat_page_get(struct heat_table *t, uint32_t k)
 {
-	if (i >= t->nr)
-		return;
-	t->e[i].heat = (float)(heat * heat_scale(t));
-	heat_mark(t, i, 1);
+	if (!t->page[k]) {
+		t->page[k] = calloc(HEAT_PAGE, sizeof(struct heat_extent));
+		if (!t->page[k])
+			return NULL;
+		t->nr_pages_used++;
+	}
+	return t->page[k];
 }
 
-void heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when)
+struct heat_extent *heat_at_mut(struct heat_table *t, uint32_t i)
 {
-	if (i >= t->nr)
-		return;
-	t->e[i].moved_at = when;
+	struct heat_extent *pg;
+
+	if (!t || i >= t->nr)
+		return NULL;
+	pg = heat_page_get(t, i / HEAT_PAGE);
+	if (!pg)
+		return NULL;
 	heat_mark(t, i, 1);
+	return &pg[i % HEAT_PAGE];
+}
+
+uint32_t heat_next_used(const struct heat_table *t, uint32_t i, uint32_t end)
+{
+	if (!t)
+		return 0;
+	if (end > t->nr)
+		end = t->nr;
+	if (i >= end)
+		return end;
+	if (t->page[i / HEAT_PAGE])
+		return i;
+	for (uint32_t k = i / HEAT_PAGE + 1; (uint64_t)k * HEAT_PAGE < end; k++)
+		if (t->page[k])
+			return k * HEAT_PAGE;
+	return end;
+}
+
+int heat_set(struct heat_table *t, uint32_t i, double heat)
+{
+	struct heat_extent *e;
+
+	if (!t || i >= t->nr)
+		return -EINVAL;
+	/* Cold where nothing is allocated already: no page for nothing. */
+	if (heat == 0 && !t->page[i / HEAT_PAGE])
+		return 0;
+	e = heat_at_mut(t, i);
+	if (!e)
+		return -ENOMEM;
+	e->heat = (float)(heat * heat_scale(t));
+	return 0;
+}
+
+int heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when)
+{
+	struct heat_extent *e;
+
+	if (!t || i >= t->nr)
+		return -EINVAL;
+	if (!when && !t->page[i / HEAT_PAGE])
+		return 0;
+	e = heat_at_mut(t, i);
+	if (!e)
+		return -ENOMEM;
+	e->moved_at = when;
+	return 0;
 }
 
 int heat_chunk_dirty(const struct heat_table *t, uint32_t k)
@@ -201,39 +277,50 @@ void heat_chunk_clean(struct heat_table *t, uint32_t k)
 
 int heat_table_resize(struct heat_table *t, uint32_t nr)
 {
-	struct heat_extent *e;
+	struct heat_extent **page;
 	uint32_t old_chunks, chunks = (uint32_t)(((uint64_t)nr + HEAT_CHUNK - 1) / HEAT_CHUNK);
+	uint32_t old_pages, pages = (uint32_t)(((uint64_t)nr + HEAT_PAGE - 1) / HEAT_PAGE);
 	uint8_t *dirty;
-	size_t bytes;
 
 	if (!t)
 		return -EINVAL;
+	old_pages = t->page ? heat_nr_pages(t) : 0;
 	/* realloc(p, 0) may or may not free: keep "no extents" as NULL arrays. */
 	if (!nr) {
-		free(t->e);
+		if (t->page)
+			heat_pages_free(t, 0, old_pages);
+		free(t->page);
 		free(t->dirty);
-		t->e = NULL;
+		t->page = NULL;
 		t->dirty = NULL;
 		t->nr = 0;
 		return 0;
 	}
-	/* Only a 32-bit size_t can overflow here. */
-	if (__builtin_mul_overflow((size_t)nr, sizeof(*e), &bytes))
-		return -ENOMEM;
 	old_chunks = t->dirty ? heat_nr_chunks(t) : 0;
 	dirty = realloc(t->dirty, chunks);
 	if (!dirty)
 		return -ENOMEM;
 	t->dirty = dirty;
-	e = realloc(t->e, bytes);
-	if (!e)
+	if (pages < old_pages) {
+		heat_pages_free(t, pages, old_pages);
+		old_pages = pages;
+	}
+	page = realloc(t->page, (size_t)pages * sizeof(*page));
+	/* Fewer pointers than there were fit in the old array just as well. */
+	if (!page && pages > old_pages)
 		return -ENOMEM;
-	if (nr > t->nr)
-		memset(&e[t->nr], 0, (size_t)(nr - t->nr) * sizeof(*e));
+	if (!page)
+		page = t->page;
+	for (uint32_t k = old_pages; k < pages; k++)
+		page[k] = NULL;
+	t->page = page;
+	/* Extents past the end of a page kept in part are cold, for when the table grows again. */
+	if (nr < t->nr && nr % HEAT_PAGE && page[pages - 1])
+		memset(&page[pages - 1][nr % HEAT_PAGE], 0,
+		       (HEAT_PAGE - nr % HEAT_PAGE) * sizeof(struct heat_extent));
 	/* The last old chunk gains or loses extents: it changed too. */
 	for (uint32_t k = old_chunks ? old_chunks - 1 : 0; k < chunks; k++)
 		dirty[k] = 1;
-	t->e = e;
 	t->nr = nr;
 	return 0;
 }
@@ -243,11 +330,15 @@ static void heat_rescale(struct heat_table *t, double factor)
 {
 	double k = factor / heat_scale(t);
 
-	for (uint32_t i = 0; i < t->nr; i++) {
-		double heat = t->e[i].heat * k;
+	for (uint32_t pg = 0; pg < heat_nr_pages(t); pg++) {
+		struct heat_extent *e = t->page[pg];
 
-		/* Dirty or not: the store keeps what it had, which decays the same. */
-		t->e[i].heat = heat < HEAT_COLD ? 0 : (float)heat;
+		for (uint32_t i = 0; e && i < HEAT_PAGE; i++) {
+			double heat = e[i].heat * k;
+
+			/* Dirty or not: the store keeps what it had, which decays the same. */
+			e[i].heat = heat < HEAT_COLD ? 0 : (float)heat;
+		}
 	}
 	t->scale = 1;
 }
@@ -283,15 +374,17 @@ int heat_apply_range(struct heat_table *t, const struct heat_params *p,
 	if (!t || (!a && nr) || first > t->nr || nr > t->nr - first)
 		return -EINVAL;
 	for (uint32_t i = 0; i < nr; i++) {
-		struct heat_extent *e = &t->e[first + i];
+		struct heat_extent *e;
 
 		/* Most extents are idle in a sample: nothing to do for them. */
 		if (!(a[i].reads | a[i].writes))
 			continue;
+		e = heat_at_mut(t, first + i);
+		if (!e)
+			return -ENOMEM;
 		heat_add(t, e, heat_score(p, &a[i]));
 		e->reads += a[i].reads;
 		e->writes += a[i].writes;
-		heat_mark(t, first + i, 1);
 	}
 	return 0;
 }
@@ -299,10 +392,17 @@ int heat_apply_range(struct heat_table *t, const struct heat_params *p,
 /* The scaled heat of extents [first, first + nr), in range. */
 static double heat_sum_scaled(const struct heat_table *t, uint32_t first, uint32_t nr)
 {
+	uint32_t end = first + nr, i = heat_next_used(t, first, end);
 	double sum = 0;
 
-	for (uint32_t i = 0; i < nr; i++)
-		sum += t->e[first + i].heat;
+	while (i < end) {
+		const struct heat_extent *pg = t->page[i / HEAT_PAGE];
+		uint32_t stop = (i / HEAT_PAGE + 1) * HEAT_PAGE;
+
+		for (stop = stop < end ? stop : end; i < stop; i++)
+			sum += pg[i % HEAT_PAGE].heat;
+		i = heat_next_used(t, i, end);
+	}
 	return sum;
 }
 
@@ -333,10 +433,14 @@ int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
 	/* A coarse zone nobody used costs nothing: most of a big pool, most of the time. */
 	if (!(a->reads | a->writes))
 		return 0;
+	/* Every extent gets a part: all their pages first, so no failure leaves a part given. */
+	for (uint32_t k = first / HEAT_PAGE; k <= (first + nr - 1) / HEAT_PAGE; k++)
+		if (!heat_page_get(t, k))
+			return -ENOMEM;
 	sum = heat_sum_scaled(t, first, nr);
 	score = heat_score(p, a);
 	for (uint32_t i = 0; i < nr; i++) {
-		struct heat_extent *e = &t->e[first + i];
+		struct heat_extent *e = &t->page[(first + i) / HEAT_PAGE][(first + i) % HEAT_PAGE];
 
 		w = sum > 0 ? e->heat / (2 * sum) + 0.5 / nr : 1.0 / nr;
 		if (share)
@@ -369,19 +473,21 @@ int heat_apply(struct heat_table *t, const struct heat_params *p,
 }
 
 /* Ranks extent i above extent j: hotter, or as hot and earlier. */
-static bool heat_above(const struct heat_extent *e, uint32_t i, uint32_t j)
+static bool heat_above(const struct heat_table *t, uint32_t i, uint32_t j)
 {
-	return e[i].heat > e[j].heat || (e[i].heat == e[j].heat && i < j);
+	float hi = heat_at(t, i)->heat, hj = heat_at(t, j)->heat;
+
+	return hi > hj || (hi == hj && i < j);
 }
 
 /* Restore the heap h[0..n) below slot k; the root is the lowest ranked. */
-static void heat_sift_down(const struct heat_extent *e, uint32_t *h, size_t n, size_t k)
+static void heat_sift_down(const struct heat_table *t, uint32_t *h, size_t n, size_t k)
 {
 	for (;;) {
 		size_t low = k, child = 2 * k + 1;
 
 		for (size_t c = child; c < child + 2 && c < n; c++)
-			if (heat_above(e, h[low], h[c]))
+			if (heat_above(t, h[low], h[c]))
 				low = c;
 		if (low == k)
 			return;
@@ -392,31 +498,52 @@ static void heat_sift_down(const struct heat_extent *e, uint32_t *h, size_t n, s
 	}
 }
 
+/*
+ * Extent i, in index order, against the best m so far in out: appended
+ * while there are fewer (a heap from the m-th on), else in place of the
+ * worst if strictly hotter (i is the highest index yet, so only more heat
+ * ranks it above).
+ */
+static void heat_top_offer(const struct heat_table *t, uint32_t *out, size_t m, size_t *have,
+			   uint32_t i)
+{
+	if (*have < m) {
+		out[(*have)++] = i;
+		if (*have == m)
+			for (size_t k = m / 2; k-- > 0;)
+				heat_sift_down(t, out, m, k);
+		return;
+	}
+	if (heat_at(t, i)->heat > heat_at(t, out[0])->heat) {
+		out[0] = i;
+		heat_sift_down(t, out, m, 0);
+	}
+}
+
 int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr_out)
 {
-	size_t m;
+	size_t m, have = 0;
+	uint32_t i = 0;
 
 	if (!t || !nr_out || (!out && n))
 		return -EINVAL;
 	/*
 	 * Keep the best m seen so far in a heap whose root is the worst of
 	 * them, so each further extent costs one comparison, and log m only
-	 * when it gets in.
+	 * when it gets in.  A page that is not allocated is all cold: its
+	 * extents can only fill places no warmer extent has taken yet, so
+	 * once the heap is full such pages are skipped whole.
 	 */
 	m = n < t->nr ? n : t->nr;
 	*nr_out = (uint32_t)m;
 	if (!m)
 		return 0;
-	for (size_t i = 0; i < m; i++)
-		out[i] = (uint32_t)i;
-	for (size_t k = m / 2; k-- > 0;)
-		heat_sift_down(t->e, out, m, k);
-	for (uint32_t i = (uint32_t)m; i < t->nr; i++) {
-		/* i is the highest index yet, so it must be strictly hotter to rank above. */
-		if (t->e[i].heat > t->e[out[0]].heat) {
-			out[0] = i;
-			heat_sift_down(t->e, out, m, 0);
+	while (i < t->nr) {
+		if (have == m && !t->page[i / HEAT_PAGE]) {
+			i = heat_next_used(t, i, t->nr);
+			continue;
 		}
+		heat_top_offer(t, out, m, &have, i++);
 	}
 	/* Heapsort: moving the root to the back leaves the hottest in front. */
 	for (size_t k = m; k > 1; k--) {
@@ -424,7 +551,7 @@ int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr
 
 		out[0] = out[k - 1];
 		out[k - 1] = tmp;
-		heat_sift_down(t->e, out, k - 1, 0);
+		heat_sift_down(t, out, k - 1, 0);
 	}
 	return 0;
 }

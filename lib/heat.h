@@ -46,21 +46,38 @@ _Static_assert(sizeof(struct heat_extent) == 24, "a million extents in 24 MB");
 #define HEAT_CHUNK 16384u
 
 /*
+ * Extents per page: the unit in which the table holds memory.  A page is
+ * allocated when one of its extents first has I/O or moves, so an extent
+ * nobody has used costs 8 bytes / HEAT_PAGE (its page's pointer), and the
+ * table grows with the part of the pool in use, not with its size.  256
+ * extents (6 KiB) is a gigabyte of volume at 4 MiB extents: small enough
+ * that scattered I/O does not allocate the pool, large enough that the
+ * pointers are 0.1% of a full table.
+ */
+#define HEAT_PAGE 256u
+
+_Static_assert(HEAT_CHUNK % HEAT_PAGE == 0, "a stored row is whole pages");
+
+/*
  * Decay costs nothing per extent: an extent's heat is e->heat / scale, and
  * a sample divides scale by its decay factor instead of multiplying every
  * extent by it.  What a sample adds is multiplied by scale, so an idle
  * extent is never touched and a sample costs what had I/O, not the pool's
- * size.  Once scale passes HEAT_SCALE_MAX (40 half-lives) every extent is
+ * size.  Once scale passes HEAT_SCALE_MAX (40 half-lives) every page is
  * brought back to scale 1 in one pass, long before float could overflow.
  * Ranking compares e->heat directly: one scale for all.
  */
 struct heat_table {
 	uint32_t nr;
-	struct heat_extent *e;
-	uint64_t last_sample_ns; /* 0: no sample yet */
-	double scale;            /* >= 1; 0 in a zeroed table reads as 1 */
-	uint8_t *dirty;          /* per chunk: changed since heat_chunk_clean() */
+	struct heat_extent **page; /* per HEAT_PAGE extents; NULL: all cold, never moved, no I/O */
+	uint32_t nr_pages_used;    /* pages allocated */
+	uint64_t last_sample_ns;   /* 0: no sample yet */
+	double scale;              /* >= 1; 0 in a zeroed table reads as 1 */
+	uint8_t *dirty;            /* per chunk: changed since heat_chunk_clean() */
 };
+
+/* What every extent of a page that is not allocated holds: all zero. */
+extern const struct heat_extent heat_extent_cold;
 
 /* nr cold extents (nr may be 0), every chunk clean.  On error *t is left empty. */
 int heat_table_init(struct heat_table *t, uint32_t nr);
@@ -72,16 +89,45 @@ void heat_table_destroy(struct heat_table *t);
  * as it was.
  */
 int heat_table_resize(struct heat_table *t, uint32_t nr);
+/* Memory the table holds: pointers, pages and chunk flags. */
+uint64_t heat_table_bytes(const struct heat_table *t);
+
+static inline uint32_t heat_nr_pages(const struct heat_table *t)
+{
+	return (uint32_t)(((uint64_t)t->nr + HEAT_PAGE - 1) / HEAT_PAGE);
+}
+
+/* Extent i (i < t->nr), read only: heat_extent_cold where its page is not allocated. */
+static inline const struct heat_extent *heat_at(const struct heat_table *t, uint32_t i)
+{
+	const struct heat_extent *pg = t->page[i / HEAT_PAGE];
+
+	return pg ? &pg[i % HEAT_PAGE] : &heat_extent_cold;
+}
+/*
+ * Extent i to change: allocates its page and marks its chunk dirty.
+ * NULL when i is out of the table or no memory is left.
+ */
+struct heat_extent *heat_at_mut(struct heat_table *t, uint32_t i);
+/*
+ * The first extent in [i, end) whose page is allocated, or end (at most
+ * t->nr) when there is none: every extent in between is cold.  Costs the
+ * pages of the range, a pointer each.
+ */
+uint32_t heat_next_used(const struct heat_table *t, uint32_t i, uint32_t end);
 
 /* Extent i's heat (i < t->nr). */
 static inline double heat_value(const struct heat_table *t, uint32_t i)
 {
-	return t->e[i].heat / (t->scale > 0 ? t->scale : 1.0);
+	return heat_at(t, i)->heat / (t->scale > 0 ? t->scale : 1.0);
 }
-/* Set extent i's heat (i < t->nr, heat >= 0 and finite); marks its chunk dirty. */
-void heat_set(struct heat_table *t, uint32_t i, double heat);
-/* Extent i was moved at unix time when; marks its chunk dirty. */
-void heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when);
+/*
+ * Set extent i's heat (i < t->nr, heat >= 0 and finite); marks its chunk
+ * dirty.  0, or -ENOMEM when its page could not be allocated.
+ */
+int heat_set(struct heat_table *t, uint32_t i, double heat);
+/* Extent i was moved at unix time when; marks its chunk dirty.  0 or -ENOMEM. */
+int heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when);
 /* Chunks: extents [k * HEAT_CHUNK, (k + 1) * HEAT_CHUNK) of t. */
 static inline uint32_t heat_nr_chunks(const struct heat_table *t)
 {
@@ -99,7 +145,9 @@ double heat_decay_factor(const struct heat_params *p, uint64_t elapsed_ns);
 /*
  * Decay every extent to now_ns, then add the sample a[0..nr) taken at
  * now_ns and add its I/Os to the totals.  The first sample decays nothing.
- * -EINVAL for invalid params, nr != t->nr or now_ns before the last sample.
+ * -EINVAL for invalid params, nr != t->nr or now_ns before the last sample;
+ * -ENOMEM when a page for an extent with I/O cannot be allocated (the
+ * extents before it keep what they got).
  */
 int heat_apply(struct heat_table *t, const struct heat_params *p,
 	       const struct statsparse_area *a, uint32_t nr, uint64_t now_ns);
@@ -109,7 +157,8 @@ int heat_apply(struct heat_table *t, const struct heat_params *p,
  * table to now_ns and records it as the last sample (O(1) but once every
  * 40 half-lives), apply_range adds the counters of extents
  * [first, first + nr) (every extent at most once per sample; only those
- * with I/O cost anything).  heat_apply() is the two over the whole table.
+ * with I/O cost anything; -ENOMEM as for heat_apply()).  heat_apply() is
+ * the two over the whole table.
  */
 int heat_sample_begin(struct heat_table *t, const struct heat_params *p, uint64_t now_ns);
 int heat_apply_range(struct heat_table *t, const struct heat_params *p,
@@ -136,7 +185,7 @@ double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr);
 /*
  * Indices of the min(n, t->nr) hottest extents into out (room for n),
  * hottest first, equal heat by lower index; their number in *nr_out.
- * O(nr log n), no allocation.
+ * O((extents in used pages + n) log n), no allocation.
  */
 int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr_out);
 

@@ -96,7 +96,8 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 }
 
 /*
- * "on: 46 areas x 328 B = 14.7 KiB of kernel memory for dm-stats (budget 64.0 MiB)";
+ * "on: 46 areas x 328 B = 14.7 KiB of kernel memory for dm-stats (budget 64.0 MiB),
+ * 6.0 KiB in tierd";
  * in zones, "on in zones of 32.0 GiB (24 of 528 at extent resolution, up to 24): ...";
  * or why it is off.
  */
@@ -105,7 +106,7 @@ static char *poolview_heat(struct json_object *pool)
 	struct json_object *heat = member_get(pool, "heat"), *v;
 	char used[SIZE_FORMAT_MAX], bound[SIZE_FORMAT_MAX], areas[SIZE_FORMAT_MAX];
 	char per_area[SIZE_FORMAT_MAX], zone[SIZE_FORMAT_MAX], zones[SIZE_FORMAT_MAX];
-	char fine[SIZE_FORMAT_MAX], max_fine[SIZE_FORMAT_MAX];
+	char fine[SIZE_FORMAT_MAX], max_fine[SIZE_FORMAT_MAX], table[SIZE_FORMAT_MAX];
 	char *text = NULL, *how = NULL;
 	uint64_t nr_max_fine = 0;
 
@@ -124,11 +125,12 @@ static char *poolview_heat(struct json_object *pool)
 			     poolview_count(heat, "max_fine_zones", max_fine)) < 0)
 			return NULL;
 	}
-	if (asprintf(&text, "on%s: %s areas x %s = %s of kernel memory for dm-stats (budget %s)",
-		     how ? how : "", poolview_count(heat, "areas", areas),
+	if (asprintf(&text, "on%s: %s areas x %s = %s of kernel memory for dm-stats (budget %s),"
+		     " %s in tierd", how ? how : "", poolview_count(heat, "areas", areas),
 		     poolview_size(heat, "area_kernel_bytes", per_area),
 		     poolview_size(heat, "kernel_bytes", used),
-		     poolview_size(heat, "kernel_limit_bytes", bound)) < 0)
+		     poolview_size(heat, "kernel_limit_bytes", bound),
+		     poolview_size(heat, "table_bytes", table)) < 0)
 		text = NULL;
 	free(how);
 	return text;

@@ -64,9 +64,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (uint32_t i = 0; i < EXTENTS; i++) {
-		t.e[i].heat = (float)(i % 977) / 7.0f;
-		t.e[i].reads = i % 131;
-		t.e[i].writes = i % 17;
+		heat_at_mut(&t, i)->heat = (float)(i % 977) / 7.0f;
+		heat_at_mut(&t, i)->reads = i % 131;
+		heat_at_mut(&t, i)->writes = i % 17;
 	}
 	t.last_sample_ns = 1;
 	for (int round = 0; round < 3; round++) {
@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		 * state), round 2 finds every extent cold and deletes them.
 		 */
 		if (round == 2)
-			memset(t.e, 0, (size_t)EXTENTS * sizeof(t.e[0]));
+			for (uint32_t i = 0; i < EXTENTS; i++)
+				*heat_at_mut(&t, i) = heat_extent_cold;
 		worst = 0;
 		start = now_ms();
 		for (uint32_t from = 0; from < EXTENTS; from += CHUNK) {

@@ -132,7 +132,7 @@ static void test_decay_apply(void)
 	/* Long idle ends at exactly 0, not in subnormal floats. */
 	CHECK_OK(heat_apply(&t, &p, &idle, 1, T0 + 200 * DAY_NS));
 	CHECK_NEAR(heat_value(&t, 0), 0, 0);
-	CHECK_UINT(t.e[0].reads, 200);
+	CHECK_UINT(heat_at(&t, 0)->reads, 200);
 	heat_table_destroy(&t);
 }
 
@@ -158,8 +158,8 @@ static void test_apply_errors(void)
 	CHECK_UINT(t.last_sample_ns, T0);
 	CHECK_NEAR(heat_value(&t, 0), 1, 0);
 	CHECK_NEAR(heat_value(&t, 1), 2, 0);
-	CHECK_UINT(t.e[0].reads, 1);
-	CHECK_UINT(t.e[1].writes, 2);
+	CHECK_UINT(heat_at(&t, 0)->reads, 1);
+	CHECK_UINT(heat_at(&t, 1)->writes, 2);
 	heat_table_destroy(&t);
 }
 
@@ -174,15 +174,15 @@ static void test_totals_and_moved_at(void)
 
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, 2));
-	t.e[0].moved_at = 0xabcd;
+	heat_at_mut(&t, 0)->moved_at = 0xabcd;
 	for (uint64_t i = 0; i < 3; i++)
 		CHECK_OK(heat_apply(&t, &p, a, 2, T0 + i * 10 * NS_PER_S));
-	CHECK_UINT(t.e[0].reads, 9);
-	CHECK_UINT(t.e[0].writes, 15);
-	CHECK_UINT(t.e[1].reads, 12000000000ull); /* totals outgrow one sample's 32 bits */
-	CHECK_UINT(t.e[1].writes, 0);
-	CHECK_UINT(t.e[0].moved_at, 0xabcd);
-	CHECK_UINT(t.e[1].moved_at, 0);
+	CHECK_UINT(heat_at(&t, 0)->reads, 9);
+	CHECK_UINT(heat_at(&t, 0)->writes, 15);
+	CHECK_UINT(heat_at(&t, 1)->reads, 12000000000ull); /* totals outgrow one sample's 32 bits */
+	CHECK_UINT(heat_at(&t, 1)->writes, 0);
+	CHECK_UINT(heat_at(&t, 0)->moved_at, 0xabcd);
+	CHECK_UINT(heat_at(&t, 1)->moved_at, 0);
 	heat_table_destroy(&t);
 }
 
@@ -353,7 +353,7 @@ static void set_heats(struct heat_table *t, const float *heats, uint32_t nr)
 {
 	CHECK_OK(heat_table_resize(t, nr));
 	for (uint32_t i = 0; i < nr; i++)
-		t->e[i].heat = heats[i];
+		heat_at_mut(t, i)->heat = heats[i];
 }
 
 static void check_top(const struct heat_table *t, uint32_t n, const uint32_t *want, uint32_t nr_want)
@@ -410,38 +410,138 @@ static void test_top(void)
 	heat_table_destroy(&t);
 }
 
-/* Against the obvious O(nr * n) selection, on heats with many ties. */
-static void test_top_random(void)
+/* heat_top(t) against the obvious O(nr * n) selection, for sizes around t->nr. */
+static void check_top_against_selection(const struct heat_table *t)
 {
-	enum { NR = 1000 };
-	static const uint32_t sizes[] = { 1, 2, 7, 100, 999, 1000, 1500 };
-	static uint32_t out[1500];
-	static bool taken[NR];
-	struct heat_table t;
-	uint32_t x = 1, nr_out;
+	const uint32_t sizes[] = { 1, 2, 7, 100, t->nr - 1, t->nr, t->nr + 500 };
+	uint32_t *out = calloc(t->nr + 500, sizeof(*out)), nr_out;
+	bool *taken = calloc(t->nr, sizeof(*taken));
 
-	CHECK_OK(heat_table_init(&t, NR));
-	for (uint32_t i = 0; i < NR; i++) {
-		x = x * 1664525 + 1013904223;
-		t.e[i].heat = (float)(x >> 26) / 4; /* 64 distinct values */
-	}
+	CHECK(out && taken);
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		uint32_t n = sizes[s];
 
-		CHECK_OK(heat_top(&t, n, out, &nr_out));
-		CHECK_UINT(nr_out, n < NR ? n : NR);
-		memset(taken, 0, sizeof(taken));
+		CHECK_OK(heat_top(t, n, out, &nr_out));
+		CHECK_UINT(nr_out, n < t->nr ? n : t->nr);
+		memset(taken, 0, t->nr * sizeof(*taken));
 		for (uint32_t k = 0; k < nr_out; k++) {
 			uint32_t best = UINT32_MAX;
 
-			for (uint32_t i = 0; i < NR; i++)
-				if (!taken[i] && (best == UINT32_MAX || t.e[i].heat > t.e[best].heat))
+			for (uint32_t i = 0; i < t->nr; i++)
+				if (!taken[i] &&
+				    (best == UINT32_MAX || heat_at(t, i)->heat > heat_at(t, best)->heat))
 					best = i;
 			taken[best] = true;
 			CHECK_UINT(out[k], best);
 		}
 	}
+	free(out);
+	free(taken);
+}
+
+/* Many ties, every page in use; then pages in use among many that are not. */
+static void test_top_random(void)
+{
+	struct heat_table t;
+	uint32_t x = 1;
+
+	CHECK_OK(heat_table_init(&t, 1000));
+	for (uint32_t i = 0; i < t.nr; i++) {
+		x = x * 1664525 + 1013904223;
+		heat_at_mut(&t, i)->heat = (float)(x >> 26) / 4; /* 64 distinct values */
+	}
+	check_top_against_selection(&t);
 	heat_table_destroy(&t);
+
+	/* Pages 2, 5 and the last (in part) in use; in page 5 only cold extents. */
+	CHECK_OK(heat_table_init(&t, 8 * HEAT_PAGE + 5));
+	for (uint32_t i = 2 * HEAT_PAGE + 3; i < 3 * HEAT_PAGE; i += 5) {
+		x = x * 1664525 + 1013904223;
+		CHECK_OK(heat_set(&t, i, (double)(x >> 28)));
+	}
+	CHECK_OK(heat_set_moved(&t, 5 * HEAT_PAGE + 9, 1));
+	CHECK_OK(heat_set(&t, 8 * HEAT_PAGE + 4, 1000));
+	CHECK_UINT(t.nr_pages_used, 3);
+	check_top_against_selection(&t);
+	heat_table_destroy(&t);
+}
+
+/*
+ * Memory follows use: a page for each HEAT_PAGE extents where something
+ * happened, none for the rest, and sums and scans that skip them agree
+ * with the extents one by one.
+ */
+static void test_pages(void)
+{
+	enum { NR = 1u << 20 };
+	struct statsparse_area *a = calloc(NR, sizeof(*a)), zone = reads(7, 0, KIB_SECTORS(28));
+	struct heat_params p;
+	struct heat_table t;
+	double sum = 0;
+
+	CHECK(a != NULL);
+	heat_params_default(&p);
+	CHECK_OK(heat_table_init(&t, NR));
+	CHECK_UINT(t.nr_pages_used, 0);
+	/* Pointers and chunk flags only: 8 bytes a page, a byte a chunk. */
+	CHECK_UINT(heat_table_bytes(&t), NR / HEAT_PAGE * 8 + NR / HEAT_CHUNK);
+	CHECK_UINT(heat_next_used(&t, 0, NR), NR);
+	a[7] = reads(3, 0, KIB_SECTORS(12));
+	a[NR / 2] = writes(1, 0, KIB_SECTORS(4));
+	a[NR - 2] = reads(1, 0, KIB_SECTORS(4));
+	a[NR - 1] = reads(2, 0, KIB_SECTORS(8));
+	CHECK_OK(heat_apply(&t, &p, a, NR, T0));
+	CHECK_UINT(t.nr_pages_used, 3);
+	CHECK_UINT(heat_table_bytes(&t),
+		   NR / HEAT_PAGE * 8 + NR / HEAT_CHUNK + 3 * HEAT_PAGE * sizeof(struct heat_extent));
+	CHECK_UINT(heat_next_used(&t, 0, NR), 0);
+	CHECK_UINT(heat_next_used(&t, 9, NR), 9);
+	CHECK_UINT(heat_next_used(&t, HEAT_PAGE, NR), NR / 2);
+	CHECK_UINT(heat_next_used(&t, NR / 2 + 1, NR), NR / 2 + 1);
+	CHECK_UINT(heat_next_used(&t, NR / 2 + HEAT_PAGE, NR), NR - HEAT_PAGE);
+	CHECK_UINT(heat_next_used(&t, NR, NR), NR);
+	/* Bounded: no page in [HEAT_PAGE, NR / 2) is in use. */
+	CHECK_UINT(heat_next_used(&t, HEAT_PAGE, NR / 2), NR / 2);
+	CHECK_UINT(heat_next_used(&t, HEAT_PAGE, 2 * HEAT_PAGE + 1), 2 * HEAT_PAGE + 1);
+	CHECK_UINT(heat_next_used(&t, NR / 2 - 1, NR / 2 + 1), NR / 2);
+	CHECK_UINT(heat_next_used(&t, 5, 3), 3);
+	CHECK_UINT(heat_at(&t, NR / 2)->writes, 1);
+	CHECK_UINT(heat_at(&t, NR - 1)->reads, 2);
+	CHECK_UINT(heat_at(&t, 100000)->reads, 0);
+
+	/* Idle samples, no heat and no move take no page. */
+	memset(a, 0, NR * sizeof(*a));
+	CHECK_OK(heat_apply(&t, &p, a, NR, T0 + NS_PER_S));
+	CHECK_OK(heat_set(&t, 100000, 0));
+	CHECK_OK(heat_set_moved(&t, 100000, 0));
+	CHECK_UINT(t.nr_pages_used, 3);
+	CHECK_OK(heat_set_moved(&t, 100000, 1700000000u));
+	CHECK_UINT(t.nr_pages_used, 4);
+	/* A coarse area gives every extent a part: every page it spans. */
+	CHECK_OK(heat_apply_shared(&t, &p, &zone, 10 * HEAT_PAGE - 1, HEAT_PAGE + 2, NULL));
+	CHECK_UINT(t.nr_pages_used, 7);
+	CHECK(heat_value(&t, 10 * HEAT_PAGE - 1) > 0 && heat_value(&t, 11 * HEAT_PAGE) > 0);
+
+	for (uint32_t i = 5; i < NR - 5; i++)
+		sum += heat_value(&t, i);
+	CHECK_NEAR(heat_sum(&t, 5, NR - 10), sum, sum * 1e-12);
+	CHECK_NEAR(heat_sum(&t, 11 * HEAT_PAGE + 1, HEAT_PAGE), 0, 0);
+
+	/* A page kept in part: what was cut off is cold when the table grows back. */
+	CHECK_OK(heat_table_resize(&t, NR - 1));
+	CHECK_UINT(t.nr_pages_used, 7);
+	CHECK_OK(heat_table_resize(&t, NR));
+	CHECK_UINT(heat_at(&t, NR - 2)->reads, 1);
+	CHECK_UINT(heat_at(&t, NR - 1)->reads, 0);
+	CHECK(heat_value(&t, NR - 1) == 0);
+	/* Pages past the end are freed. */
+	CHECK_OK(heat_table_resize(&t, HEAT_PAGE));
+	CHECK_UINT(t.nr_pages_used, 1);
+	CHECK_OK(heat_table_resize(&t, NR));
+	CHECK_UINT(heat_at(&t, NR / 2)->writes, 0);
+	CHECK_UINT(heat_at(&t, 7)->reads, 3);
+	heat_table_destroy(&t);
+	free(a);
 }
 
 static void test_table(void)
@@ -454,21 +554,21 @@ static void test_table(void)
 	CHECK_OK(heat_table_init(&t, 3));
 	CHECK_UINT(t.nr, 3);
 	CHECK_OK(heat_apply(&t, &p, a, 3, T0));
-	t.e[2].moved_at = 1;
+	heat_at_mut(&t, 2)->moved_at = 1;
 	/* Growing keeps every extent and adds cold ones. */
 	CHECK_OK(heat_table_resize(&t, 1000));
 	CHECK_UINT(t.nr, 1000);
 	CHECK_UINT(t.last_sample_ns, T0);
 	for (uint32_t i = 0; i < 3; i++) {
 		CHECK_NEAR(heat_value(&t, i), i + 1, 0);
-		CHECK_UINT(t.e[i].reads, i + 1);
+		CHECK_UINT(heat_at(&t, i)->reads, i + 1);
 	}
-	CHECK_UINT(t.e[2].moved_at, 1);
+	CHECK_UINT(heat_at(&t, 2)->moved_at, 1);
 	for (uint32_t i = 3; i < 1000; i++) {
 		CHECK_NEAR(heat_value(&t, i), 0, 0);
-		CHECK_UINT(t.e[i].reads, 0);
-		CHECK_UINT(t.e[i].writes, 0);
-		CHECK_UINT(t.e[i].moved_at, 0);
+		CHECK_UINT(heat_at(&t, i)->reads, 0);
+		CHECK_UINT(heat_at(&t, i)->writes, 0);
+		CHECK_UINT(heat_at(&t, i)->moved_at, 0);
 	}
 	/* Shrinking keeps the head; growing again brings back cold extents, not old values. */
 	CHECK_OK(heat_table_resize(&t, 2));
@@ -476,13 +576,14 @@ static void test_table(void)
 	CHECK_OK(heat_table_resize(&t, 3));
 	CHECK_NEAR(heat_value(&t, 0), 1, 0);
 	CHECK_NEAR(heat_value(&t, 2), 0, 0);
-	CHECK_UINT(t.e[2].moved_at, 0);
+	CHECK_UINT(heat_at(&t, 2)->moved_at, 0);
 	/* A sample must match the new size. */
 	CHECK_INT(heat_apply(&t, &p, a, 2, T0 + 1), -EINVAL);
 	CHECK_OK(heat_apply(&t, &p, a, 3, T0 + 1));
 	CHECK_OK(heat_table_resize(&t, 0));
 	CHECK_UINT(t.nr, 0);
-	CHECK(t.e == NULL);
+	CHECK(t.page == NULL);
+	CHECK_UINT(t.nr_pages_used, 0);
 	CHECK_OK(heat_apply(&t, &p, NULL, 0, T0 + 2));
 	heat_table_destroy(&t);
 	heat_table_destroy(&t);
@@ -520,8 +621,8 @@ static void test_chunked_sample(void)
 	CHECK_INT(heat_apply_range(&parts, &p, a, 8, 3), -EINVAL);
 	for (uint32_t i = 0; i < 10; i++) {
 		CHECK(heat_value(&parts, i) == heat_value(&whole, i));
-		CHECK_UINT(parts.e[i].reads, whole.e[i].reads);
-		CHECK_UINT(parts.e[i].writes, whole.e[i].writes);
+		CHECK_UINT(heat_at(&parts, i)->reads, heat_at(&whole, i)->reads);
+		CHECK_UINT(heat_at(&parts, i)->writes, heat_at(&whole, i)->writes);
 	}
 	CHECK_INT(heat_sample_begin(&parts, &p, t0), -EINVAL); /* before the last sample */
 	heat_table_destroy(&whole);
@@ -555,7 +656,7 @@ static void test_shared_errors(void)
 
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, 4));
-	t.e[1].heat = 3;
+	heat_at_mut(&t, 1)->heat = 3;
 	CHECK_INT(heat_apply_shared(NULL, &p, &a, 0, 4, NULL), -EINVAL);
 	CHECK_INT(heat_apply_shared(&t, &p, NULL, 0, 4, NULL), -EINVAL);
 	CHECK_INT(heat_apply_shared(&t, &p, &a, 0, 0, NULL), -EINVAL);
@@ -564,7 +665,7 @@ static void test_shared_errors(void)
 	CHECK_INT(heat_apply_shared(&t, &p, &a, 1, UINT32_MAX, NULL), -EINVAL);
 	for (uint32_t i = 0; i < 4; i++) {
 		CHECK_NEAR(heat_value(&t, i), i == 1 ? 3 : 0, 0);
-		CHECK_UINT(t.e[i].reads, 0);
+		CHECK_UINT(heat_at(&t, i)->reads, 0);
 	}
 	heat_table_destroy(&t);
 }
@@ -584,13 +685,13 @@ static void test_shared_cold(void)
 	for (uint32_t i = 0; i < 4; i++) {
 		CHECK_NEAR(share[i], 0.25, 0);
 		CHECK_NEAR(heat_value(&t, 1 + i), 2.5, 0);
-		CHECK_UINT(t.e[1 + i].reads, want_reads[i]);
-		CHECK_UINT(t.e[1 + i].writes, 0);
+		CHECK_UINT(heat_at(&t, 1 + i)->reads, want_reads[i]);
+		CHECK_UINT(heat_at(&t, 1 + i)->writes, 0);
 	}
 	/* Nothing outside the range. */
 	CHECK_NEAR(heat_value(&t, 0), 0, 0);
 	CHECK_NEAR(heat_value(&t, 5), 0, 0);
-	CHECK_UINT(t.e[0].reads + t.e[5].reads, 0);
+	CHECK_UINT(heat_at(&t, 0)->reads + heat_at(&t, 5)->reads, 0);
 	/* An idle area shares nothing and touches nothing: the decay is the table's. */
 	decay_table(&t, 0.5);
 	for (uint32_t i = 0; i < 4; i++)
@@ -599,7 +700,7 @@ static void test_shared_cold(void)
 	for (uint32_t i = 0; i < 4; i++) {
 		CHECK_NEAR(share[i], -1, 0);
 		CHECK_NEAR(heat_value(&t, 1 + i), 1.25, 0);
-		CHECK_UINT(t.e[1 + i].reads, want_reads[i]);
+		CHECK_UINT(heat_at(&t, 1 + i)->reads, want_reads[i]);
 	}
 	heat_table_destroy(&t);
 }
@@ -625,7 +726,7 @@ static void test_shared_history(void)
 	for (uint32_t i = 0; i < 4; i++) {
 		CHECK_NEAR(share[i], want_share[i], 0);
 		CHECK_NEAR(heat_value(&t, i), want_heat[i], 0);
-		CHECK_UINT(t.e[i].reads, want_reads[i]);
+		CHECK_UINT(heat_at(&t, i)->reads, want_reads[i]);
 	}
 	CHECK(heat_value(&t, 2) > 0); /* the even half lets a cold extent rise */
 	heat_table_destroy(&t);
@@ -655,7 +756,7 @@ static void test_shared_conservation(void)
 		for (uint32_t i = 0; i < NR; i++) {
 			x = x * 1664525 + 1013904223;
 			/* Some trials all cold, some with a few hot extents, some with all. */
-			t.e[i].heat = kind < 2 || (kind < 5 && (x >> 28)) ? 0 : (float)(x >> 12) / 64;
+			heat_at_mut(&t, i)->heat = kind < 2 || (kind < 5 && (x >> 28)) ? 0 : (float)(x >> 12) / 64;
 		}
 		x = x * 1664525 + 1013904223;
 		a.reads = kind == 7 ? UINT32_MAX : x % 1000 == 0 ? 0 : (x >> 3) % 100000;
@@ -666,8 +767,8 @@ static void test_shared_conservation(void)
 		a.sectors_written = (uint64_t)a.writes * 512;
 		decay = kind == 3 ? 1 : 0.999;
 		for (uint32_t i = 0; i < nr; i++) {
-			reads_before += t.e[first + i].reads;
-			writes_before += t.e[first + i].writes;
+			reads_before += heat_at(&t, first + i)->reads;
+			writes_before += heat_at(&t, first + i)->writes;
 		}
 		before = heat_sum(&t, first, nr);
 		score = heat_score(&p, &a);
@@ -676,8 +777,8 @@ static void test_shared_conservation(void)
 		CHECK_OK(heat_apply_shared(&t, &p, &a, first, nr, share));
 		after = heat_sum(&t, first, nr);
 		for (uint32_t i = 0; i < nr; i++) {
-			sum_reads += t.e[first + i].reads;
-			sum_writes += t.e[first + i].writes;
+			sum_reads += heat_at(&t, first + i)->reads;
+			sum_writes += heat_at(&t, first + i)->writes;
 			sum_share += share[i];
 			CHECK(share[i] > 0);
 		}
@@ -710,8 +811,8 @@ static void test_shared_one(void)
 	CHECK_OK(heat_table_init(&own, 1));
 	for (size_t h = 0; h < sizeof(heats) / sizeof(heats[0]); h++)
 		for (size_t k = 0; k < sizeof(areas) / sizeof(areas[0]); k++) {
-			own.e[0] = (struct heat_extent){ .heat = heats[h], .reads = 5 };
-			shared.e[0] = own.e[0];
+			*heat_at_mut(&own, 0) = (struct heat_extent){ .heat = heats[h], .reads = 5 };
+			*heat_at_mut(&shared, 0) = *heat_at(&own, 0);
 			decay_table(&shared, 0.75);
 			decay_table(&own, 0.75);
 			share = 1; /* not filled for an idle area */
@@ -719,8 +820,8 @@ static void test_shared_one(void)
 			CHECK_OK(heat_apply_range(&own, &p, &areas[k], 0, 1));
 			CHECK_NEAR(share, 1, 0);
 			CHECK(heat_value(&shared, 0) == heat_value(&own, 0));
-			CHECK_UINT(shared.e[0].reads, own.e[0].reads);
-			CHECK_UINT(shared.e[0].writes, own.e[0].writes);
+			CHECK_UINT(heat_at(&shared, 0)->reads, heat_at(&own, 0)->reads);
+			CHECK_UINT(heat_at(&shared, 0)->writes, heat_at(&own, 0)->writes);
 		}
 	heat_table_destroy(&shared);
 	heat_table_destroy(&own);
@@ -750,16 +851,16 @@ static void test_idle_untouched(void)
 	CHECK(heat_chunk_dirty(&t, 0));
 	CHECK(!heat_chunk_dirty(&t, 1) && !heat_chunk_dirty(&t, 2) && !heat_chunk_dirty(&t, 3));
 	heat_chunk_clean(&t, 0);
-	stored = t.e[5].heat;
+	stored = heat_at(&t, 5)->heat;
 	a[5] = (struct statsparse_area){ 0 };
 	CHECK_OK(heat_apply(&t, &p, a, nr, T0 + 86400 * NS_PER_S));
-	CHECK(t.e[5].heat == stored); /* untouched */
+	CHECK(heat_at(&t, 5)->heat == stored); /* untouched */
 	CHECK_NEAR(heat_value(&t, 5), 50, 50e-6);
 	for (uint32_t k = 0; k < 4; k++)
 		CHECK(!heat_chunk_dirty(&t, k));
 	heat_set_moved(&t, 3 * HEAT_CHUNK + 9, 1700000000u);
 	CHECK(heat_chunk_dirty(&t, 3));
-	CHECK_UINT(t.e[3 * HEAT_CHUNK + 9].moved_at, 1700000000u);
+	CHECK_UINT(heat_at(&t, 3 * HEAT_CHUNK + 9)->moved_at, 1700000000u);
 	heat_set(&t, HEAT_CHUNK, 7);
 	CHECK(heat_chunk_dirty(&t, 1));
 	CHECK_NEAR(heat_value(&t, HEAT_CHUNK), 7, 7e-6);
@@ -801,7 +902,7 @@ static void test_rescale(void)
 		now += 3600 * NS_PER_S;
 		CHECK_OK(heat_apply(&t, &p, h == 39 ? a : idle, 2, now));
 		CHECK(t.scale >= 1 && t.scale <= 1099511627776.0 * 2);
-		CHECK(t.e[0].heat < 3e38f);
+		CHECK(heat_at(&t, 0)->heat < 3e38f);
 	}
 	/* The pass at hour 40 changed no heat: six half-lives since the sample of hour 39... */
 	CHECK_NEAR(heat_value(&t, 0), 1000 * (1 + 1.0 / 549755813888.0) / 64, 1000 / 64 * 1e-6);
@@ -831,6 +932,7 @@ int main(void)
 	test_scan_vs_random();
 	test_top();
 	test_top_random();
+	test_pages();
 	test_table();
 	test_sum();
 	test_shared_errors();

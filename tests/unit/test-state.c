@@ -188,33 +188,33 @@ static void test_heat_round_trip(void)
 	heat_params_default(&hp);
 	CHECK_OK(heat_table_init(&t, nr));
 	for (uint32_t i = 0; i < nr; i++) {
-		t.e[i].heat = (float)i / 3.0f;
-		t.e[i].reads = (uint64_t)i << 33;
-		t.e[i].writes = i * 7u;
-		t.e[i].moved_at = 1700000000u + i;
+		heat_at_mut(&t, i)->heat = (float)i / 3.0f;
+		heat_at_mut(&t, i)->reads = (uint64_t)i << 33;
+		heat_at_mut(&t, i)->writes = i * 7u;
+		heat_at_mut(&t, i)->moved_at = 1700000000u + i;
 	}
 	t.last_sample_ns = 1234567890123456789ull;
 	/* In steps, as the daemon flushes; then the first step again, newer. */
 	CHECK_OK(state_heat_save(st, p->id, &t, 0, STATE_HEAT_CHUNK));
 	CHECK_OK(state_heat_save(st, p->id, &t, STATE_HEAT_CHUNK, nr));
 	CHECK_INT(state_heat_save(st, p->id, &t, 5, nr), -EINVAL);
-	t.e[1].heat = 42.5f;
+	heat_at_mut(&t, 1)->heat = 42.5f;
 	CHECK_OK(state_heat_save(st, p->id, &t, 0, STATE_HEAT_CHUNK));
 
 	CHECK_OK(heat_table_init(&back, nr));
 	CHECK_OK(state_heat_load(st, p->id, &back, &hp));
 	CHECK_UINT(back.last_sample_ns, t.last_sample_ns);
 	for (uint32_t i = 0; i < nr; i++) {
-		CHECK(back.e[i].heat == t.e[i].heat);
-		CHECK_UINT(back.e[i].reads, t.e[i].reads);
-		CHECK_UINT(back.e[i].writes, t.e[i].writes);
-		CHECK_UINT(back.e[i].moved_at, t.e[i].moved_at);
+		CHECK(heat_at(&back, i)->heat == heat_at(&t, i)->heat);
+		CHECK_UINT(heat_at(&back, i)->reads, heat_at(&t, i)->reads);
+		CHECK_UINT(heat_at(&back, i)->writes, heat_at(&t, i)->writes);
+		CHECK_UINT(heat_at(&back, i)->moved_at, heat_at(&t, i)->moved_at);
 	}
 	heat_table_destroy(&back);
 	/* A smaller table (the volume shrank) takes what fits. */
 	CHECK_OK(heat_table_init(&back, 10));
 	CHECK_OK(state_heat_load(st, p->id, &back, &hp));
-	CHECK(back.e[1].heat == 42.5f);
+	CHECK(heat_at(&back, 1)->heat == 42.5f);
 	heat_table_destroy(&back);
 	heat_table_destroy(&t);
 	state_pool_destroy(p);
@@ -730,14 +730,14 @@ static void test_heat_cold(void)
 	CHECK_OK(state_heat_save(st, p.id, &t, 0, nr));
 	CHECK_INT(raw_count(db, "SELECT count(*) FROM heat"), 0);
 	/* Each field alone keeps its chunk. */
-	t.e[STATE_HEAT_CHUNK + 7].moved_at = 1700000000;
-	t.e[3 * STATE_HEAT_CHUNK + 4].reads = 1;
+	heat_at_mut(&t, STATE_HEAT_CHUNK + 7)->moved_at = 1700000000;
+	heat_at_mut(&t, 3 * STATE_HEAT_CHUNK + 4)->reads = 1;
 	CHECK_OK(state_heat_save(st, p.id, &t, 0, nr));
 	CHECK_INT(raw_count(db, "SELECT count(*) FROM heat"), 2);
-	t.e[STATE_HEAT_CHUNK + 7].moved_at = 0;
-	t.e[3 * STATE_HEAT_CHUNK + 4].reads = 0;
-	t.e[3 * STATE_HEAT_CHUNK + 4].writes = 3;
-	t.e[5].heat = 0.25f;
+	heat_at_mut(&t, STATE_HEAT_CHUNK + 7)->moved_at = 0;
+	heat_at_mut(&t, 3 * STATE_HEAT_CHUNK + 4)->reads = 0;
+	heat_at_mut(&t, 3 * STATE_HEAT_CHUNK + 4)->writes = 3;
+	heat_at_mut(&t, 5)->heat = 0.25f;
 	/* In the daemon's steps: the chunk that cooled is deleted in its own. */
 	CHECK_OK(state_heat_save(st, p.id, &t, 0, STATE_HEAT_CHUNK));
 	CHECK_OK(state_heat_save(st, p.id, &t, STATE_HEAT_CHUNK, 2 * STATE_HEAT_CHUNK));
@@ -746,7 +746,8 @@ static void test_heat_cold(void)
 	CHECK_INT(raw_count(db, "SELECT sum(first_le) FROM heat"), 3 * STATE_HEAT_CHUNK);
 	CHECK_OK(heat_table_init(&back, nr));
 	CHECK_OK(state_heat_load(st, p.id, &back, &hp));
-	CHECK(memcmp(back.e, t.e, nr * sizeof(t.e[0])) == 0);
+	for (uint32_t i = 0; i < nr; i++)
+		CHECK(memcmp(heat_at(&back, i), heat_at(&t, i), sizeof(struct heat_extent)) == 0);
 	heat_table_destroy(&back);
 	heat_table_destroy(&t);
 	sqlite3_close(db);

@@ -441,7 +441,7 @@ static void test_apply(void)
 	for (uint32_t i = 0; i < 32; i++)
 		fine[i] = rd(i % 3);
 	for (uint32_t i = 0; i < 1000; i++)
-		t.e[i].heat = want.e[i].heat = (float)(i % 7);
+		heat_at_mut(&t, i)->heat = heat_at_mut(&want, i)->heat = (float)(i % 7);
 	/* The sample's decay is the tables' (heat_sample_begin()). */
 	t.scale = want.scale = 2;
 	/* A fine zone applies as the whole table would, extent by extent. */
@@ -458,8 +458,8 @@ static void test_apply(void)
 	CHECK_INT(zone_apply(&l, kind, 31, &t, &p, &coarse, NULL, share), 0);
 	CHECK_OK(heat_apply_shared(&want, &p, &coarse, 992, 8, NULL));
 	for (uint32_t i = 0; i < 1000; i++) {
-		CHECK(t.e[i].heat == want.e[i].heat);
-		CHECK_UINT(t.e[i].reads, want.e[i].reads);
+		CHECK(heat_at(&t, i)->heat == heat_at(&want, i)->heat);
+		CHECK_UINT(heat_at(&t, i)->reads, heat_at(&want, i)->reads);
 	}
 	CHECK_INT(zone_apply(&l, kind, 32, &t, &p, &coarse, fine, share), -EINVAL);
 	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, share), -EINVAL);
@@ -485,11 +485,11 @@ static void test_apply_coarse(void)
 
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, 8));
-	t.e[5].heat = 30;
-	t.e[6].heat = 10;
+	heat_at_mut(&t, 5)->heat = 30;
+	heat_at_mut(&t, 6)->heat = 10;
 	CHECK_INT(zone_apply(&l, kind, 1, &t, &p, &coarse, NULL, share), 0);
 	for (uint32_t i = 0; i < 4; i++) {
-		reads += t.e[4 + i].reads;
+		reads += heat_at(&t, 4 + i)->reads;
 		sum += share[i];
 		heat += heat_value(&t, 4 + i);
 	}
@@ -499,7 +499,7 @@ static void test_apply_coarse(void)
 	CHECK_NEAR(share[1], 30 / 80.0 + 1 / 8.0, 1e-15);
 	CHECK(share[1] > share[2] && share[2] > share[0]);
 	CHECK_NEAR(share[0], share[3], 0);
-	CHECK(t.e[5].reads > t.e[6].reads && t.e[6].reads > t.e[4].reads);
+	CHECK(heat_at(&t, 5)->reads > heat_at(&t, 6)->reads && heat_at(&t, 6)->reads > heat_at(&t, 4)->reads);
 	/* Zone 0 saw nothing of it. */
 	CHECK_NEAR(heat_sum(&t, 0, 4), 0, 0);
 	heat_table_destroy(&t);
@@ -528,8 +528,8 @@ static void test_apply_one_extent(void)
 		CHECK_OK(heat_apply_range(&want, &p, a, 0, 20));
 	}
 	for (uint32_t i = 0; i < 20; i++) {
-		CHECK(t.e[i].heat == want.e[i].heat);
-		CHECK_UINT(t.e[i].reads, want.e[i].reads);
+		CHECK(heat_at(&t, i)->heat == heat_at(&want, i)->heat);
+		CHECK_UINT(heat_at(&t, i)->reads, heat_at(&want, i)->reads);
 	}
 	heat_table_destroy(&t);
 	heat_table_destroy(&want);

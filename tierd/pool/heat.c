@@ -490,14 +490,16 @@ int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **o
 		uint32_t le = idx[i];
 		struct extmap_loc loc = extmap_get(&p->sp.map, le);
 
-		if (p->heat.e[le].heat == 0)
+		const struct heat_extent *e = heat_at(&p->heat, le);
+
+		if (e->heat == 0)
 			break; /* hottest first: the rest are cold too */
 		v[kept++] = (struct pool_hot_extent){
 			.le = le,
 			.tier = loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier,
 			.heat = heat_value(&p->heat, le),
-			.reads = p->heat.e[le].reads,
-			.writes = p->heat.e[le].writes,
+			.reads = e->reads,
+			.writes = e->writes,
 		};
 	}
 	*out = v;
@@ -511,8 +513,9 @@ out:
 
 void pool_heat_moved(struct pool *p, uint32_t le, int64_t now)
 {
-	if (le < p->heat.nr)
-		heat_set_moved(&p->heat, le, (uint32_t)now);
+	/* Without it the extent may move again before min_residency: worth a word, not a failure. */
+	if (le < p->heat.nr && heat_set_moved(&p->heat, le, (uint32_t)now) < 0)
+		log_pool_warn(p->sp.meta.name, "no memory to record the move of extent %u", le);
 }
 
 int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32_t *ssd_capacity,
@@ -530,12 +533,14 @@ int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32
 		if (loc.dev < p->sp.meta.nr_devs)
 			v[le].tier = p->sp.meta.devs[loc.dev].tier == METADATA_TIER_SSD ? PLANNER_SSD :
 											  PLANNER_HDD;
-		if (le < p->heat.nr) {
-			double h = heat_value(&p->heat, le);
+	}
+	/* Heat only where the table has pages: the rest of v stays cold and never moved. */
+	for (uint32_t le = heat_next_used(&p->heat, 0, nr); le < nr && le < p->heat.nr;
+	     le = heat_next_used(&p->heat, le + 1, nr)) {
+		double h = heat_value(&p->heat, le);
 
-			v[le].heat = h >= 0 && h < 3e38f ? h : 0;
-			v[le].moved_at = p->heat.e[le].moved_at;
-		}
+		v[le].heat = h >= 0 && h < 3e38f ? h : 0;
+		v[le].moved_at = heat_at(&p->heat, le)->moved_at;
 	}
 	*hdd_free = p->sp.map.nr_free[0];
 	*ssd_capacity = *ssd_free = 0;

@@ -131,6 +131,7 @@ struct pool_heat_report {
 	uint32_t zones, fine_zones, max_fine_zones;
 	uint64_t kernel_bytes_per_area;
 	uint64_t kernel_bytes, limit_bytes;
+	uint64_t table_bytes;             /* tierd's own memory for the pool's heat */
 	uint64_t half_life_s;
 	const char *reason;               /* why heat is off, "" when on or not known */
 };

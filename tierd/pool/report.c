@@ -47,6 +47,7 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 			.kernel_bytes_per_area = iostats_kernel_bytes_per_area(),
 			.kernel_bytes = p->heat_on ? p->heat_kernel_bytes : 0,
 			.limit_bytes = p->heat_limit_bytes,
+			.table_bytes = heat_table_bytes(&p->heat),
 			.half_life_s = (uint64_t)p->ps->heat.half_life_s,
 			.reason = p->heat_on ? "" : p->heat_off,
 		},

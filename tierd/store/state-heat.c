@@ -11,6 +11,8 @@
 
 #define STATE_HEAT_RECORD 24
 
+static const uint8_t state_heat_cold_record[STATE_HEAT_RECORD];
+
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -23,12 +25,19 @@ static void put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Nothing to keep: no heat, no I/O, never moved, the state of an extent with no row. */
-static int heat_cold(const struct heat_extent *e, uint32_t nr)
+/*
+ * Nothing to keep in extents [first, first + nr): no heat, no I/O, never
+ * moved, the state of an extent with no row.  Pages not allocated are cold.
+ */
+static int heat_cold(const struct heat_table *t, uint32_t first, uint32_t nr)
 {
-	for (uint32_t i = 0; i < nr; i++)
-		if (e[i].heat != 0.0f || e[i].moved_at || e[i].reads || e[i].writes)
+	for (uint32_t i = heat_next_used(t, first, first + nr); i < first + nr;
+	     i = heat_next_used(t, i + 1, first + nr)) {
+		const struct heat_extent *e = heat_at(t, i);
+
+		if (e->heat != 0.0f || e->moved_at || e->reads || e->writes)
 			return 0;
+	}
 	return 1;
 }
 
@@ -47,7 +56,7 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
 	sqlite3_stmt *stmt = NULL;
 	uint64_t sampled = 0;
 	double scale = t->scale > 0 ? t->scale : 1;
-	int r, rc;
+	int r, rc = SQLITE_DONE;
 
 	r = state_prepare(st, "SELECT sampled_ns FROM heat_sampled WHERE pool_id = ?1", &stmt);
 	if (r < 0)
@@ -73,7 +82,7 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while (r == 0 && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		sqlite3_int64 first = sqlite3_column_int64(stmt, 0);
 		sqlite3_int64 nr = sqlite3_column_int64(stmt, 1);
 		const uint8_t *data = sqlite3_column_blob(stmt, 2);
@@ -87,9 +96,24 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
 			continue;
 		for (sqlite3_int64 i = 0; i < nr && first + i < t->nr; i++) {
 			const uint8_t *rec = data + i * STATE_HEAT_RECORD;
-			struct heat_extent *e = &t->e[first + i];
-			uint32_t bits = (uint32_t)get_le64(rec);
+			struct heat_extent *e;
+			uint32_t bits = (uint32_t)get_le64(rec), k;
+			int was_dirty;
 			float heat;
+
+			/* Cold records take no page (a row holds a chunk, mostly cold). */
+			if (!memcmp(rec, state_heat_cold_record, STATE_HEAT_RECORD))
+				continue;
+			k = (uint32_t)(first + i) / HEAT_CHUNK;
+			was_dirty = heat_chunk_dirty(t, k);
+			e = heat_at_mut(t, (uint32_t)(first + i));
+			if (!e) {
+				r = -ENOMEM;
+				break;
+			}
+			/* What the store holds is no change to store again. */
+			if (!was_dirty)
+				heat_chunk_clean(t, k);
 
 			memcpy(&heat, &bits, sizeof(heat));
 			e->heat = heat >= 0 && heat < 3e38f ? (float)(heat * decay * scale) : 0;
@@ -98,7 +122,7 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
 			e->writes = get_le64(rec + 16);
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (r == 0 && rc != SQLITE_DONE)
 		r = state_fail(st, rc);
 	sqlite3_finalize(stmt);
 	return r;
@@ -142,14 +166,14 @@ int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, ui
 
 		/* A cold chunk is no row (state_heat_load leaves it zero): a pool
 		 * stores heat in proportion to what was used, not to its size. */
-		if (heat_cold(&t->e[first], nr)) {
+		if (heat_cold(t, first, nr)) {
 			sqlite3_bind_int64(del, 1, id);
 			sqlite3_bind_int64(del, 2, first);
 			r = state_step_done(st, del);
 			continue;
 		}
 		for (uint32_t i = 0; i < nr; i++) {
-			const struct heat_extent *e = &t->e[first + i];
+			const struct heat_extent *e = heat_at(t, first + i);
 			uint8_t *rec = data + (size_t)i * STATE_HEAT_RECORD;
 			float heat = (float)heat_value(t, first + i);
 			uint32_t bits;
