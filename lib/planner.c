@@ -173,6 +173,49 @@ static uint32_t planner_heap_pop(struct planner_heap *h)
 	return le;
 }
 
+static size_t planner_min(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* What an extent left out of a list is, when it is mapped at all. */
+static const struct planner_extent planner_plain = { .tier = PLANNER_HDD };
+
+/* Extent le as the input describes it, listed or not. */
+static const struct planner_extent *planner_ext(const struct planner_input *in, uint32_t le)
+{
+	size_t lo = 0, hi = in->nr_list;
+
+	if (in->ext)
+		return &in->ext[le];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->list[mid].le < le)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->nr_list && in->list[lo].le == le ? &in->list[lo].e : &planner_plain;
+}
+
+/* Extents the input describes one by one: all of them, or those listed. */
+static uint32_t planner_nr_entries(const struct planner_input *in)
+{
+	return in->ext ? in->nr : in->nr_list;
+}
+
+static const struct planner_extent *planner_entry(const struct planner_input *in, uint32_t i,
+						  uint32_t *le)
+{
+	if (in->ext) {
+		*le = i;
+		return &in->ext[i];
+	}
+	*le = in->list[i].le;
+	return &in->list[i].e;
+}
+
 /* The state of one planning run: free space and budget as the moves so far leave them. */
 struct planner_run {
 	const struct planner_input *in;
@@ -201,7 +244,7 @@ static bool planner_budget(struct planner_run *run, uint64_t n)
 static void planner_emit(struct planner_run *run, uint32_t le, uint8_t to)
 {
 	struct plan *p = run->plan;
-	double heat = run->in->ext[le].heat;
+	double heat = planner_ext(run->in, le)->heat;
 
 	p->moves[p->nr++] = (struct planner_move){ .le = le, .to = to };
 	run->moves_left--;
@@ -242,7 +285,7 @@ static bool planner_next_victim(struct planner_run *run, struct planner_heap *vi
 {
 	while (!planner_heap_empty(victims)) {
 		*le = planner_heap_top(victims);
-		if (planner_settled(run, &run->in->ext[*le]))
+		if (planner_settled(run, planner_ext(run->in, *le)))
 			return true;
 		planner_heap_pop(victims);
 	}
@@ -341,13 +384,13 @@ static void planner_fill(struct planner_run *run, struct planner_heap *candidate
 static void planner_swap(struct planner_run *run, struct planner_heap *candidates,
 			 struct planner_heap *victims)
 {
-	const struct planner_extent *ext = run->in->ext;
 	uint32_t victim;
 
 	while (!planner_heap_empty(candidates) && planner_next_victim(run, victims, &victim)) {
 		uint32_t candidate = planner_heap_top(candidates);
 
-		if (!((double)ext[candidate].heat > run->policy->hysteresis * ext[victim].heat))
+		if (!((double)planner_ext(run->in, candidate)->heat >
+		      run->policy->hysteresis * planner_ext(run->in, victim)->heat))
 			return;
 		/* Either order leaves free space as it was; the first move must fit now. */
 		if ((!run->hdd_free && !run->ssd_free) || !planner_budget(run, 2))
@@ -387,6 +430,8 @@ static bool planner_candidate(const struct planner_run *run, const struct planne
 
 struct planner_counts {
 	size_t pins_to_hdd, pins_to_ssd, candidates, victims, fillers;
+	/* Of the extents not listed: as candidates, or else as fillers. */
+	size_t unlisted_candidates, unlisted_fillers;
 	uint32_t ssd_mapped, mapped;
 	double heat, ssd_heat;
 };
@@ -395,14 +440,16 @@ struct planner_counts {
 static int planner_count(const struct planner_run *run, struct planner_counts *c)
 {
 	const struct planner_input *in = run->in;
+	uint32_t le, prev = 0;
 
 	*c = (struct planner_counts){ 0 };
-	for (uint32_t le = 0; le < in->nr; le++) {
-		const struct planner_extent *e = &in->ext[le];
+	for (uint32_t i = 0; i < planner_nr_entries(in); i++) {
+		const struct planner_extent *e = planner_entry(in, i, &le);
 
 		if (e->tier > PLANNER_SSD || e->pin > PLANNER_SSD || !(e->heat >= 0) ||
-		    e->heat > FLT_MAX)
+		    e->heat > FLT_MAX || le >= in->nr || (i && le <= prev))
 			return -EINVAL;
+		prev = le;
 		if (e->tier == PLANNER_NONE)
 			continue;
 		c->mapped++;
@@ -422,17 +469,55 @@ static int planner_count(const struct planner_run *run, struct planner_counts *c
 			c->fillers++;
 		}
 	}
+	/* Only counted against the plain HDD extents the list left out: their number is given. */
+	if (in->nr_unlisted_hdd > in->nr - planner_nr_entries(in))
+		return -EINVAL;
+	c->mapped += in->nr_unlisted_hdd;
+	if (planner_candidate(run, &planner_plain))
+		c->unlisted_candidates = in->nr_unlisted_hdd;
+	else
+		c->unlisted_fillers = in->nr_unlisted_hdd;
+	return 0;
+}
+
+/*
+ * The lowest n unlisted HDD extents into heap h: as plain as each other, so
+ * in le order they rank as the planner would rank them all.
+ */
+static int planner_add_unlisted(const struct planner_run *run, struct planner_heap *h, size_t n)
+{
+	const struct planner_input *in = run->in;
+	uint32_t *le, got;
+
+	if (!n)
+		return 0;
+	le = malloc(n * sizeof(*le));
+	if (!le)
+		return -ENOMEM;
+	got = in->unlisted_hdd(in->unlisted_ctx, le, (uint32_t)n);
+	for (uint32_t i = 0; i < got && i < n; i++) {
+		/* A name the list holds, or out of order, would move an extent twice. */
+		if (le[i] >= in->nr || (i && le[i] <= le[i - 1]) ||
+		    planner_ext(in, le[i]) != &planner_plain) {
+			free(le);
+			return -EINVAL;
+		}
+		h->key[h->nr++] = planner_key(&planner_plain, le[i], true);
+	}
+	free(le);
 	return 0;
 }
 
 /* max_candidates: more candidates than that cannot be promoted by one run. */
-static void planner_fill_queues(const struct planner_run *run, struct planner_queues *q,
-				size_t max_candidates)
+static int planner_fill_queues(const struct planner_run *run, struct planner_queues *q,
+			       size_t max_candidates, const struct planner_counts *c)
 {
 	const struct planner_input *in = run->in;
+	uint32_t le;
+	int r;
 
-	for (uint32_t le = 0; le < in->nr; le++) {
-		const struct planner_extent *e = &in->ext[le];
+	for (uint32_t i = 0; i < planner_nr_entries(in); i++) {
+		const struct planner_extent *e = planner_entry(in, i, &le);
 
 		if (e->tier == PLANNER_SSD) {
 			if (e->pin == PLANNER_HDD)
@@ -444,16 +529,24 @@ static void planner_fill_queues(const struct planner_run *run, struct planner_qu
 				q->pins_to_ssd.key[q->pins_to_ssd.nr++] = planner_key(e, le, true);
 			else if (planner_candidate(run, e))
 				q->candidates.key[q->candidates.nr++] = planner_key(e, le, true);
-			else if (e->pin == PLANNER_NONE)
+			else if (e->pin == PLANNER_NONE && q->fillers.key)
 				q->fillers.key[q->fillers.nr++] = planner_key(e, le, true);
 		}
 	}
+	r = planner_add_unlisted(run, &q->candidates, planner_min(c->unlisted_candidates,
+								    max_candidates));
+	if (r == 0 && q->fillers.key)
+		r = planner_add_unlisted(run, &q->fillers, planner_min(c->unlisted_fillers,
+									 q->nr_pins_to_hdd));
+	if (r < 0)
+		return r;
 	planner_heap_keep_top(&q->candidates, max_candidates);
 	planner_heap_keep_top(&q->fillers, q->nr_pins_to_hdd);
 	planner_heapify(&q->fillers);
 	planner_heapify(&q->pins_to_ssd);
 	planner_heapify(&q->candidates);
 	planner_heapify(&q->victims);
+	return 0;
 }
 
 static void planner_queues_destroy(struct planner_queues *q)
@@ -505,8 +598,9 @@ static void planner_steps(struct planner_run *run, struct planner_queues *q)
 
 static int planner_input_valid(const struct planner_input *in)
 {
-	if (!in || (!in->ext && in->nr) || !in->extent_bytes || in->ssd_free > in->ssd_capacity ||
-	    policy_valid(in->policy) < 0)
+	if (!in || (!in->ext && !in->list && in->nr) || (in->ext && in->list) ||
+	    (in->nr_unlisted_hdd && !in->unlisted_hdd) || !in->extent_bytes ||
+	    in->ssd_free > in->ssd_capacity || policy_valid(in->policy) < 0)
 		return -EINVAL;
 	return 0;
 }
@@ -558,22 +652,30 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 	r = planner_alloc((void **)&q.pins_to_hdd, c.pins_to_hdd, sizeof(*q.pins_to_hdd));
 	if (r == 0)
 		r = planner_alloc((void **)&q.pins_to_ssd.key, c.pins_to_ssd, sizeof(uint64_t));
-	if (r == 0)
-		r = planner_alloc((void **)&q.candidates.key, c.candidates, sizeof(uint64_t));
-	if (r == 0)
-		r = planner_alloc((void **)&q.victims.key, c.victims, sizeof(uint64_t));
-	if (r == 0)
-		r = planner_alloc((void **)&q.fillers.key, c.fillers, sizeof(uint64_t));
-	if (r == 0)
-		r = planner_alloc((void **)&out->moves, (size_t)max_moves, sizeof(*out->moves));
-	if (r < 0)
-		goto out;
-
 	/* Each promotion takes free SSD space: free now or freed by a demotion. */
 	max_candidates = (uint64_t)in->ssd_free + c.victims + c.pins_to_hdd;
 	if (max_candidates > run.moves_left)
 		max_candidates = run.moves_left;
-	planner_fill_queues(&run, &q, (size_t)max_candidates);
+	/*
+	 * Of the plain extents, only the lowest that can be taken; fillers
+	 * only make room for HDD pins, so without any none are gathered.
+	 */
+	if (r == 0)
+		r = planner_alloc((void **)&q.candidates.key,
+				  c.candidates + planner_min(c.unlisted_candidates, max_candidates),
+				  sizeof(uint64_t));
+	if (r == 0)
+		r = planner_alloc((void **)&q.victims.key, c.victims, sizeof(uint64_t));
+	if (r == 0 && c.pins_to_hdd)
+		r = planner_alloc((void **)&q.fillers.key,
+				  c.fillers + planner_min(c.unlisted_fillers, c.pins_to_hdd),
+				  sizeof(uint64_t));
+	if (r == 0)
+		r = planner_alloc((void **)&out->moves, (size_t)max_moves, sizeof(*out->moves));
+	if (r == 0)
+		r = planner_fill_queues(&run, &q, (size_t)max_candidates, &c);
+	if (r < 0)
+		goto out;
 	planner_steps(&run, &q);
 	/* Summed and subtracted heat can leave dust where nothing is left. */
 	if (run.ssd_mapped && c.heat > 0 && run.ssd_heat > 0)

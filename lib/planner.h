@@ -9,10 +9,17 @@
 #include "policy.h"
 
 /*
- * Pure: the daemon describes every logical extent of a pool (where it
+ * Pure: the daemon describes the logical extents of a pool (where each
  * lives, how hot it is, when it last moved, whether it is pinned) and the
  * free space of each tier; the planner answers with a list of moves.
  * docs/policies.md describes the algorithm.
+ *
+ * Either every extent (ext, indexed by le) or a list of some (list, by
+ * increasing le): on a large pool most extents are on the HDD, cold, never
+ * moved and not pinned, and the list leaves those out.  It gives only how
+ * many of them there are and, when the plan needs some (a policy that
+ * promotes cold extents, room for HDD pins), the lowest of them: a run
+ * then costs the extents listed and the moves, not the pool's size.
  */
 
 enum planner_tier { PLANNER_NONE = 0, PLANNER_HDD = 1, PLANNER_SSD = 2 };
@@ -28,9 +35,27 @@ struct planner_extent {
 
 _Static_assert(sizeof(struct planner_extent) == 12, "four million extents in 48 MB");
 
+struct planner_listed {
+	uint32_t le;
+	struct planner_extent e;
+};
+
+/*
+ * The unlisted extents on the HDD, lowest first: the first min(max, their
+ * number) into out; returns how many it wrote.
+ */
+typedef uint32_t planner_unlisted_fn(const void *ctx, uint32_t *out, uint32_t max);
+
 struct planner_input {
-	const struct planner_extent *ext; /* indexed by logical extent */
-	uint32_t nr;
+	const struct planner_extent *ext; /* indexed by logical extent; NULL with list */
+	/* Or: extents by increasing le (< nr); every other one is unmapped or plain HDD. */
+	const struct planner_listed *list;
+	uint32_t nr_list;
+	/* With list: how many of the others are on the HDD (heat 0, never moved, no pin, written). */
+	uint32_t nr_unlisted_hdd;
+	planner_unlisted_fn *unlisted_hdd;
+	const void *unlisted_ctx;
+	uint32_t nr; /* logical extents of the volume */
 	uint32_t ssd_capacity; /* SSD tier's physical extents usable for data; 0: no SSD tier */
 	uint32_t ssd_free;     /* of those, free now */
 	uint32_t hdd_free;     /* free physical extents of the HDD tier usable by moves */
@@ -58,9 +83,11 @@ struct plan {
  * moves free (a swap on a full SSD is a demotion, then a promotion), and
  * never more than that.  No extent appears twice.
  *
- * Returns 0, -EINVAL (a NULL pointer, an invalid policy, extent_bytes 0,
- * ssd_free above ssd_capacity, more SSD extents than used SSD space, a
- * tier or pin out of range, heat negative or not finite) or -ENOMEM.
+ * Returns 0, -EINVAL (a NULL pointer, both ext and list, a list not in
+ * increasing order or past nr, unlisted HDD extents without a list or a
+ * function to name them, an invalid policy, extent_bytes 0, ssd_free above
+ * ssd_capacity, more SSD extents than used SSD space, a tier or pin out of
+ * range, heat negative or not finite) or -ENOMEM.
  * On error *out is an empty plan.
  */
 int planner_plan(const struct planner_input *in, struct plan *out);

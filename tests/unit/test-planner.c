@@ -750,6 +750,8 @@ static void random_pool(struct pool *p, bool with_pins)
 	static const char *const policies[] = { "auto", "highest", "lowest" };
 	uint32_t nr = rng_below(300), on_ssd = 0, capacity, slack;
 	uint32_t pin_percent = with_pins ? rng_below(30) : 0;
+	/* Half the pools look like a big one: most extents plain, cold HDD ones. */
+	uint32_t plain_percent = rng_below(2) ? 50 + rng_below(50) : 0;
 
 	pool_init(p, nr, policies[rng_below(3)]);
 	if (p->policy.promote != POLICY_PROMOTE_NONE) {
@@ -771,6 +773,8 @@ static void random_pool(struct pool *p, bool with_pins)
 		if (rng_below(100) < pin_percent)
 			e->pin = (uint8_t)(1 + rng_below(2));
 		e->unwritten = rng_below(5) == 0;
+		if (e->tier == PLANNER_HDD && rng_below(100) < plain_percent)
+			*e = (struct planner_extent){ .tier = PLANNER_HDD };
 	}
 	slack = rng_below(4) ? rng_below(nr / 4 + 2) : 0;
 	capacity = on_ssd + slack;
@@ -799,6 +803,190 @@ static void test_random(void)
 		plan_destroy(&b);
 		pool_destroy(&p);
 	}
+}
+
+/* The dense pool p as a list that leaves out some of the extents it may leave out. */
+struct sparse {
+	const struct pool *p;
+	struct planner_listed *list;
+	bool *listed;
+};
+
+static bool plain_hdd(const struct planner_extent *e)
+{
+	return e->tier == PLANNER_HDD && !e->pin && e->heat == 0 && !e->moved_at && !e->unwritten;
+}
+
+static uint32_t sparse_unlisted(const void *ctx, uint32_t *out, uint32_t max)
+{
+	const struct sparse *s = ctx;
+	uint32_t n = 0;
+
+	for (uint32_t le = 0; le < s->p->nr && n < max; le++)
+		if (!s->listed[le] && s->p->ext[le].tier == PLANNER_HDD)
+			out[n++] = le;
+	return n;
+}
+
+static void sparse_init(struct sparse *s, const struct pool *p, struct planner_input *in)
+{
+	*s = (struct sparse){ .p = p };
+	s->list = calloc(p->nr + 1, sizeof(*s->list));
+	s->listed = calloc(p->nr + 1, sizeof(*s->listed));
+	CHECK(s->list && s->listed);
+	*in = p->in;
+	in->ext = NULL;
+	in->list = s->list;
+	in->unlisted_hdd = sparse_unlisted;
+	in->unlisted_ctx = s;
+	for (uint32_t le = 0; le < p->nr; le++) {
+		const struct planner_extent *e = &p->ext[le];
+		bool may_leave = plain_hdd(e) || e->tier == PLANNER_NONE;
+
+		if (may_leave && rng_below(4)) {
+			in->nr_unlisted_hdd += e->tier == PLANNER_HDD;
+			continue;
+		}
+		s->listed[le] = true;
+		s->list[in->nr_list++] = (struct planner_listed){ .le = le, .e = *e };
+	}
+}
+
+static void sparse_destroy(struct sparse *s)
+{
+	free(s->list);
+	free(s->listed);
+}
+
+/*
+ * Leaving plain extents out of the list changes nothing: the same moves in
+ * the same order, the same counts and shares.
+ */
+static void test_random_sparse(void)
+{
+	for (int n = 0; n < 1000; n++) {
+		struct planner_input in;
+		struct plan dense, listed;
+		struct sparse s;
+		struct pool p;
+
+		random_pool(&p, rng_below(2));
+		sparse_init(&s, &p, &in);
+		CHECK_OK(planner_plan(&p.in, &dense));
+		CHECK_OK(planner_plan(&in, &listed));
+		CHECK_UINT(listed.nr, dense.nr);
+		for (size_t i = 0; i < dense.nr && i < listed.nr; i++)
+			CHECK(listed.moves[i].le == dense.moves[i].le &&
+			      listed.moves[i].to == dense.moves[i].to);
+		CHECK_UINT(listed.promote_extents, dense.promote_extents);
+		CHECK_UINT(listed.demote_extents, dense.demote_extents);
+		CHECK_NEAR(listed.ssd_share_before, dense.ssd_share_before, 1e-12);
+		CHECK_NEAR(listed.ssd_share_after, dense.ssd_share_after, 1e-9);
+		check_plan(&p.in, &listed, NULL);
+		plan_destroy(&dense);
+		plan_destroy(&listed);
+		sparse_destroy(&s);
+		pool_destroy(&p);
+	}
+}
+
+/*
+ * An HDD pin on a full SSD, with the HDD full too and nothing hot enough
+ * to promote: it trades places with the lowest plain extent, listed or not.
+ */
+static void test_unlisted_fillers(void)
+{
+	struct planner_input in;
+	struct sparse s;
+	struct plan plan;
+	struct pool p;
+
+	pool_init(&p, 6, "auto");
+	p.ext[3].tier = PLANNER_SSD;
+	p.ext[3].pin = PLANNER_HDD;
+	p.ext[0].heat = 0.5; /* below min_heat 1, listed */
+	pool_ssd(&p, 2, 0);
+	s = (struct sparse){ .p = &p };
+	s.list = calloc(6, sizeof(*s.list));
+	s.listed = calloc(6, sizeof(*s.listed));
+	CHECK(s.list && s.listed);
+	in = p.in;
+	in.ext = NULL;
+	in.list = s.list;
+	in.unlisted_hdd = sparse_unlisted;
+	in.unlisted_ctx = &s;
+	s.list[in.nr_list++] = (struct planner_listed){ .le = 0, .e = p.ext[0] };
+	s.list[in.nr_list++] = (struct planner_listed){ .le = 3, .e = p.ext[3] };
+	s.listed[0] = s.listed[3] = true;
+	in.nr_unlisted_hdd = 4;
+	CHECK_OK(planner_plan(&in, &plan));
+	CHECK_MOVES(&plan, UP(0), 3);
+	plan_destroy(&plan);
+	/* Without the warm one, the lowest plain extent: one the list left out. */
+	s.list[0] = s.list[1];
+	in.nr_list = 1;
+	s.listed[0] = false;
+	in.nr_unlisted_hdd = 5;
+	CHECK_OK(planner_plan(&in, &plan));
+	CHECK_MOVES(&plan, UP(0), 3);
+	plan_destroy(&plan);
+	s.listed[0] = true; /* the function's lowest is now 1 */
+	in.nr_unlisted_hdd = 4;
+	CHECK_OK(planner_plan(&in, &plan));
+	CHECK_MOVES(&plan, UP(1), 3);
+	plan_destroy(&plan);
+	sparse_destroy(&s);
+	pool_destroy(&p);
+}
+
+/* A list the planner must refuse, rather than move an extent twice. */
+static void test_bad_list(void)
+{
+	struct planner_listed list[3] = {
+		{ .le = 1, .e = { .tier = PLANNER_SSD } },
+		{ .le = 4, .e = { .tier = PLANNER_HDD, .heat = 9 } },
+		{ .le = 6, .e = { .tier = PLANNER_HDD } },
+	};
+	struct planner_input in;
+	struct sparse s;
+	struct plan plan;
+	struct pool p;
+
+	pool_init(&p, 8, "auto");
+	p.ext[1].tier = PLANNER_SSD;
+	p.ext[4].heat = 9;
+	pool_ssd(&p, 2, 1);
+	sparse_init(&s, &p, &in);
+	in.list = list;
+	in.nr_list = 3;
+	in.nr_unlisted_hdd = 5;
+	for (uint32_t le = 0; le < 8; le++)
+		s.listed[le] = le == 1 || le == 4 || le == 6;
+	CHECK_OK(planner_plan(&in, &plan));
+	CHECK_UINT(plan.nr, 1);
+	CHECK_UINT(plan.moves[0].le, 4);
+	plan_destroy(&plan);
+	list[2].le = 4; /* twice */
+	CHECK_INT(planner_plan(&in, &plan), -EINVAL);
+	list[2].le = 8; /* past the volume */
+	CHECK_INT(planner_plan(&in, &plan), -EINVAL);
+	list[2].le = 6;
+	in.nr_unlisted_hdd = 6; /* more than the 5 not listed */
+	CHECK_INT(planner_plan(&in, &plan), -EINVAL);
+	in.nr_unlisted_hdd = 5;
+	in.unlisted_hdd = NULL;
+	CHECK_INT(planner_plan(&in, &plan), -EINVAL);
+	in.unlisted_hdd = sparse_unlisted;
+	in.ext = p.ext; /* both forms */
+	CHECK_INT(planner_plan(&in, &plan), -EINVAL);
+	in.ext = NULL;
+	/* A function that names a listed extent as plain (4, before 5 and 7). */
+	s.listed[0] = s.listed[2] = s.listed[3] = true;
+	s.listed[4] = false;
+	p.policy.promote = POLICY_PROMOTE_ALL;
+	CHECK_INT(planner_plan(&in, &plan), -EINVAL);
+	sparse_destroy(&s);
+	pool_destroy(&p);
 }
 
 /*
@@ -886,6 +1074,9 @@ int main(int argc, char **argv)
 	test_highest();
 	test_lowest();
 	test_random();
+	test_random_sparse();
+	test_bad_list();
+	test_unlisted_fillers();
 	test_random_stable();
 	/* "--no-scale" keeps a quick run quick. */
 	if (argc < 2 || strcmp(argv[1], "--no-scale")) {

@@ -518,11 +518,29 @@ void pool_heat_moved(struct pool *p, uint32_t le, int64_t now)
 		log_pool_warn(p->sp.meta.name, "no memory to record the move of extent %u", le);
 }
 
+/* The room for moves: SSD extents usable for data and free of them, free HDD extents. */
+static void pool_planner_room(const struct pool *p, uint32_t *ssd_capacity, uint32_t *ssd_free,
+			      uint32_t *hdd_free)
+{
+	int ssd = pool_ssd_dev(p);
+	uint32_t used;
+
+	*hdd_free = p->sp.map.nr_free[0];
+	*ssd_capacity = *ssd_free = 0;
+	if (ssd >= 0) {
+		const struct metadata_dev *d = &p->sp.meta.devs[ssd];
+
+		/* Promotions leave the SSD's swap reserve free (job_next). */
+		used = d->nr_pe - p->sp.map.nr_free[ssd];
+		*ssd_capacity = d->nr_pe - d->reserve_pe > used ? d->nr_pe - d->reserve_pe : used;
+		*ssd_free = *ssd_capacity - used;
+	}
+}
+
 int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32_t *ssd_capacity,
 		       uint32_t *ssd_free, uint32_t *hdd_free)
 {
-	int ssd = pool_ssd_dev(p);
-	uint32_t nr = p->sp.map.nr_logical, used;
+	uint32_t nr = p->sp.map.nr_logical;
 	struct planner_extent *v = calloc(nr ? nr : 1, sizeof(*v));
 
 	if (!v)
@@ -542,18 +560,129 @@ int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32
 		v[le].heat = h >= 0 && h < 3e38f ? h : 0;
 		v[le].moved_at = heat_at(&p->heat, le)->moved_at;
 	}
-	*hdd_free = p->sp.map.nr_free[0];
-	*ssd_capacity = *ssd_free = 0;
-	if (ssd >= 0) {
-		const struct metadata_dev *d = &p->sp.meta.devs[ssd];
-
-		/* Promotions leave the SSD's swap reserve free (job_next). */
-		used = d->nr_pe - p->sp.map.nr_free[ssd];
-		*ssd_capacity = d->nr_pe - d->reserve_pe > used ? d->nr_pe - d->reserve_pe : used;
-		*ssd_free = *ssd_capacity - used;
-	}
+	pool_planner_room(p, ssd_capacity, ssd_free, hdd_free);
 	*out = v;
 	return 0;
+}
+
+double pool_extent_heat(const struct pool *p, uint32_t le)
+{
+	return le < p->heat.nr ? heat_value(&p->heat, le) : 0;
+}
+
+/* Pins [*next...) past those ending at or before le; the one holding le, or NULL. */
+static const struct state_pin *pool_pin_at(const struct state_pin *pins, size_t nr, size_t *next,
+					   uint32_t le)
+{
+	while (*next < nr && (uint64_t)pins[*next].first + pins[*next].nr <= le)
+		++*next;
+	return *next < nr && pins[*next].first <= le ? &pins[*next] : NULL;
+}
+
+/* What the planner sees of extent le: heat and last move from the table, tier from the map. */
+static struct planner_extent pool_planner_extent(const struct pool *p, uint32_t le, int tier)
+{
+	struct planner_extent e = { 0 };
+
+	e.tier = tier < 0 ? PLANNER_NONE : tier == METADATA_TIER_SSD ? PLANNER_SSD : PLANNER_HDD;
+	if (le < p->heat.nr) {
+		double h = heat_value(&p->heat, le);
+
+		e.heat = h >= 0 && h < 3e38f ? (float)h : 0;
+		e.moved_at = heat_at(&p->heat, le)->moved_at;
+	}
+	return e;
+}
+
+int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t nr_pins,
+		      struct pool_planner_list *out)
+{
+	uint32_t nr = p->sp.map.nr_logical, cap = 0;
+	struct planner_listed *grown;
+	size_t next_pin = 0;
+
+	*out = (struct pool_planner_list){ .p = p, .pins = pins, .nr_pins = nr_pins };
+	for (uint32_t le = 0; le < nr; le++) {
+		const struct state_pin *pin = pool_pin_at(pins, nr_pins, &next_pin, le);
+		int tier = pool_tier_of(p, le);
+		int heat_page = le < p->heat.nr && heat_next_used(&p->heat, le, le + 1) == le;
+
+		if (tier < 0 && !pin)
+			continue;
+		if (!heat_page && tier != METADATA_TIER_SSD && !(pin && pin->ssd)) {
+			/* Cold on the HDD: plain unless pinned there, where it never moves. */
+			out->nr_unlisted_hdd += tier == METADATA_TIER_HDD && !pin;
+			continue;
+		}
+		if (out->nr_list == cap) {
+			cap = cap ? 2 * cap : 4096;
+			grown = reallocarray(out->list, cap, sizeof(*grown));
+			if (!grown) {
+				pool_planner_list_destroy(out);
+				return -ENOMEM;
+			}
+			out->list = grown;
+		}
+		out->list[out->nr_list] = (struct planner_listed){
+			.le = le,
+			.e = pool_planner_extent(p, le, tier),
+		};
+		if (pin)
+			out->list[out->nr_list].e.pin = pin->ssd ? PLANNER_SSD : PLANNER_HDD;
+		out->nr_list++;
+	}
+	/* The planner tells a list from none by its pointer. */
+	if (!out->list) {
+		out->list = malloc(sizeof(*out->list));
+		if (!out->list)
+			return -ENOMEM;
+	}
+	pool_planner_room(p, &out->ssd_capacity, &out->ssd_free, &out->hdd_free);
+	return 0;
+}
+
+/* planner_unlisted_fn: the lowest plain HDD extents, those the list skipped. */
+static uint32_t pool_planner_unlisted(const void *ctx, uint32_t *out, uint32_t max)
+{
+	const struct pool_planner_list *l = ctx;
+	const struct pool *p = l->p;
+	uint32_t n = 0, next_listed = 0;
+	size_t next_pin = 0;
+
+	for (uint32_t le = 0; le < p->sp.map.nr_logical && n < max; le++) {
+		while (next_listed < l->nr_list && l->list[next_listed].le < le)
+			next_listed++;
+		if (next_listed < l->nr_list && l->list[next_listed].le == le)
+			continue;
+		if (pool_pin_at(l->pins, l->nr_pins, &next_pin, le))
+			continue;
+		if (pool_tier_of(p, le) == METADATA_TIER_HDD)
+			out[n++] = le;
+	}
+	return n;
+}
+
+void pool_planner_list_use(const struct pool_planner_list *l, struct planner_input *in)
+{
+	in->ext = NULL;
+	in->list = l->list;
+	in->nr_list = l->nr_list;
+	in->nr_unlisted_hdd = l->nr_unlisted_hdd;
+	in->unlisted_hdd = pool_planner_unlisted;
+	in->unlisted_ctx = l;
+	in->nr = l->p->sp.map.nr_logical;
+	in->ssd_capacity = l->ssd_capacity;
+	in->ssd_free = l->ssd_free;
+	in->hdd_free = l->hdd_free;
+}
+
+void pool_planner_list_destroy(struct pool_planner_list *l)
+{
+	if (!l)
+		return;
+	free(l->list);
+	l->list = NULL;
+	l->nr_list = 0;
 }
 
 void pool_io_pending(const struct pool *p, struct state_tier_io io[2])

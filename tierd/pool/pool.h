@@ -218,6 +218,8 @@ void pool_heat_moved(struct pool *p, uint32_t le, int64_t now);
 
 /* ---- for tiering runs (tiering.c) ---- */
 struct planner_extent;
+struct planner_input;
+struct planner_listed;
 
 int64_t pool_state_id(const struct pool *p);
 uint64_t pool_extent_size(const struct pool *p);
@@ -230,6 +232,31 @@ bool pool_is_active(const struct pool *p);
  */
 int pool_planner_input(const struct pool *p, struct planner_extent **ext, uint32_t *ssd_capacity,
 		       uint32_t *ssd_free, uint32_t *hdd_free);
+/*
+ * The planner's input as a list (lib/planner.h) and the room for moves, as
+ * pool_planner_input gives them: listed are the extents with heat pages in
+ * use, those on the SSD and those pinned to it; the rest are unmapped,
+ * plain HDD extents (counted) or HDD extents pinned to the HDD (which never
+ * move: neither listed nor counted). pins: by increasing first, not
+ * overlapping. Fill a planner_input with pool_planner_list_use(); the list
+ * names its unlisted HDD extents through the pool, so it is good until the
+ * map changes.
+ */
+struct pool_planner_list {
+	const struct pool *p;
+	const struct state_pin *pins;
+	size_t nr_pins;
+	struct planner_listed *list;
+	uint32_t nr_list, nr_unlisted_hdd;
+	uint32_t ssd_capacity, ssd_free, hdd_free;
+};
+int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t nr_pins,
+		      struct pool_planner_list *out);
+void pool_planner_list_use(const struct pool_planner_list *l, struct planner_input *in);
+/* Accepts NULL and a zeroed or already destroyed list. */
+void pool_planner_list_destroy(struct pool_planner_list *l);
+/* Extent le's heat now (0 out of the volume or with heat off). */
+double pool_extent_heat(const struct pool *p, uint32_t le);
 /* The swap reserve of an SSD device of nr_pe extents: free extents promotions leave alone. */
 uint32_t pool_reserve_for(uint32_t nr_pe);
 /* I/O counted per tier since the last store to the state ([METADATA_TIER_*]). */

@@ -77,21 +77,20 @@ static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, 
 			     struct plan *plan, char *err, size_t err_len)
 {
 	struct planner_input in = { 0 };
-	struct planner_extent *ext;
+	struct pool_planner_list list;
 	int r;
 
-	r = pool_planner_input(tp->p, &ext, &in.ssd_capacity, &in.ssd_free, &in.hdd_free);
+	/* A list of the extents that matter, not every extent: a run costs what can move. */
+	r = pool_planner_list(tp->p, tp->pins, tp->nr_pins, &list);
 	if (r < 0)
 		return errbuf_fail(r, err, err_len, "out of memory");
-	in.ext = ext;
-	in.nr = pool_nr_extents(tp->p);
-	tiering_pins_apply(tp, ext, in.nr);
+	pool_planner_list_use(&list, &in);
 	in.extent_bytes = pool_extent_size(tp->p);
 	in.max_bytes = max_bytes;
 	in.now = (uint32_t)time(NULL);
 	in.policy = pol;
 	r = planner_plan(&in, plan);
-	free(ext);
+	pool_planner_list_destroy(&list);
 	if (r < 0)
 		return errbuf_fail(r, err, err_len, "pool %s: the planner failed: %s",
 				   pool_name(tp->p), strerror(-r));
@@ -123,8 +122,6 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 {
 	uint64_t es = pool_extent_size(tp->p);
 	size_t n = plan->nr < limit ? plan->nr : (size_t)limit;
-	struct planner_extent *ext = NULL;
-	uint32_t cap, sfree, hfree;
 
 	*out = (struct tiering_plan_report){
 		.promote_extents = plan->promote_extents,
@@ -141,19 +138,17 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 	out->moves = calloc(n, sizeof(*out->moves));
 	if (!out->moves)
 		return -ENOMEM;
-	/* The heat as the plan saw it; without it (out of memory) the moves still show. */
-	pool_planner_input(tp->p, &ext, &cap, &sfree, &hfree);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t le = plan->moves[i].le;
 
 		out->moves[i] = (struct tiering_plan_move){
 			.extent = le,
 			.offset = le * es,
-			.heat = ext ? ext[le].heat : 0,
+			/* As the plan saw it, in the float the planner ranks by. */
+			.heat = (float)pool_extent_heat(tp->p, le),
 			.to_ssd = plan->moves[i].to == PLANNER_SSD,
 		};
 	}
-	free(ext);
 	out->nr_moves = n;
 	return 0;
 }
