@@ -828,7 +828,8 @@ static uint32_t sparse_unlisted(const void *ctx, uint32_t *out, uint32_t max)
 	return n;
 }
 
-static void sparse_init(struct sparse *s, const struct pool *p, struct planner_input *in)
+/* An empty list, to be filled: in is p's input but for its extents. */
+static void sparse_empty(struct sparse *s, const struct pool *p, struct planner_input *in)
 {
 	*s = (struct sparse){ .p = p };
 	s->list = calloc(p->nr + 1, sizeof(*s->list));
@@ -839,6 +840,11 @@ static void sparse_init(struct sparse *s, const struct pool *p, struct planner_i
 	in->list = s->list;
 	in->unlisted_hdd = sparse_unlisted;
 	in->unlisted_ctx = s;
+}
+
+static void sparse_init(struct sparse *s, const struct pool *p, struct planner_input *in)
+{
+	sparse_empty(s, p, in);
 	for (uint32_t le = 0; le < p->nr; le++) {
 		const struct planner_extent *e = &p->ext[le];
 		bool may_leave = plain_hdd(e) || e->tier == PLANNER_NONE;
@@ -906,15 +912,7 @@ static void test_unlisted_fillers(void)
 	p.ext[3].pin = PLANNER_HDD;
 	p.ext[0].heat = 0.5; /* below min_heat 1, listed */
 	pool_ssd(&p, 2, 0);
-	s = (struct sparse){ .p = &p };
-	s.list = calloc(6, sizeof(*s.list));
-	s.listed = calloc(6, sizeof(*s.listed));
-	CHECK(s.list && s.listed);
-	in = p.in;
-	in.ext = NULL;
-	in.list = s.list;
-	in.unlisted_hdd = sparse_unlisted;
-	in.unlisted_ctx = &s;
+	sparse_empty(&s, &p, &in);
 	s.list[in.nr_list++] = (struct planner_listed){ .le = 0, .e = p.ext[0] };
 	s.list[in.nr_list++] = (struct planner_listed){ .le = 3, .e = p.ext[3] };
 	s.listed[0] = s.listed[3] = true;
