@@ -32,6 +32,11 @@ size_t batch_next(struct extmap *map, struct batch_move *moves, size_t nr, size_
 		if (m->dev >= map->nr_devs || map->nr_free[m->dev] <= reserve[m->dev] ||
 		    extmap_alloc(map, m->dev, &pe) < 0)
 			continue;
+		/* The commit's remap, and its undo, must not fail for memory: le's page comes now. */
+		if (extmap_hold(map, m->le) < 0) {
+			extmap_release(map, m->dev, pe);
+			continue;
+		}
 		items[n++] = (struct batch_item){ .le = m->le, .dev = m->dev, .pe = pe };
 		m->state = BATCH_STARTED;
 		marked++;

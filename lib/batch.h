@@ -48,8 +48,10 @@ bool batch_pending(const struct batch_move *moves, size_t nr, size_t *first_wait
  *   BATCH_STARTED and left out of the batch; it counts against lookahead.
  * - A move may start only if its destination has more free extents than
  *   reserve[dev] (map->nr_free[dev] > reserve[dev]) and extmap_alloc()
- *   reserves one; it is then marked BATCH_STARTED and its item, with the
- *   reserved pe, appended to items. reserve holds map->nr_devs entries; a
+ *   reserves one, and its le is held (extmap_hold(), so that the remap
+ *   that commits it and the one that undoes it cannot fail); it is then
+ *   marked BATCH_STARTED and its item, with the reserved pe, appended to
+ *   items. Without memory for the hold it waits, as without room. reserve holds map->nr_devs entries; a
  *   dev at or past map->nr_devs never fits.
  * - A move that does not fit stays BATCH_WAITING, for a later batch: what
  *   this batch's commit frees may make room (a swap).

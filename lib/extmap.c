@@ -72,12 +72,155 @@ static void extmap_mark_dirty_groups(struct extmap *m, uint32_t first, uint32_t 
 	}
 }
 
-static void extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+#define EXTMAP_PAGE EXTMAP_DIRTY_GROUP
+
+static uint32_t extmap_nr_groups(uint32_t nr_logical)
 {
-	m->map[le] = (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe };
+	return (uint32_t)(((uint64_t)nr_logical + EXTMAP_PAGE - 1) / EXTMAP_PAGE);
+}
+
+/* The run holding le, or the index of the first run after le (nr_runs if none) with *in false. */
+static uint32_t extmap_run_find(const struct extmap *m, uint32_t le, bool *in)
+{
+	uint32_t lo = 0, hi = m->nr_runs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->runs[mid].first + m->runs[mid].count <= le)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*in = lo < m->nr_runs && m->runs[lo].first <= le;
+	return lo;
+}
+
+/* Where the runs put le, pages aside. */
+static struct extmap_loc extmap_base(const struct extmap *m, uint32_t le)
+{
+	bool in;
+	uint32_t r = extmap_run_find(m, le, &in);
+
+	if (!in)
+		return extmap_unmapped;
+	return (struct extmap_loc){ .dev = m->runs[r].dev,
+				    .pe = m->runs[r].pe + (le - m->runs[r].first) };
+}
+
+/* le's group as a page, made from the runs if it was none; NULL without memory. */
+static struct extmap_loc *extmap_page(struct extmap *m, uint32_t le)
+{
+	uint32_t g = le / EXTMAP_PAGE, first = g * EXTMAP_PAGE;
+	struct extmap_loc *pg = m->page[g];
+
+	if (pg)
+		return pg;
+	pg = malloc(EXTMAP_PAGE * sizeof(*pg));
+	if (!pg)
+		return NULL;
+	for (uint32_t i = 0; i < EXTMAP_PAGE; i++)
+		pg[i] = first + i < m->nr_logical ? extmap_base(m, first + i) : extmap_unmapped;
+	m->page[g] = pg;
+	m->nr_pages++;
+	return pg;
+}
+
+/* Every group of le [from, to) is a page: nothing there is the runs' to say. */
+static bool extmap_all_paged(const struct extmap *m, uint32_t from, uint32_t to)
+{
+	for (uint32_t g = from / EXTMAP_PAGE; from < to && g <= (to - 1) / EXTMAP_PAGE; g++)
+		if (!m->page[g])
+			return false;
+	return true;
+}
+
+/*
+ * Record le at (dev, pe) without a page when it continues the last run, or
+ * starts one past it: the order of a decoder. Returns whether it did.
+ */
+static bool extmap_append(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	struct extmap_run *last = m->nr_runs ? &m->runs[m->nr_runs - 1] : NULL;
+	uint32_t end = last ? last->first + last->count : 0;
+
+	if (m->page[le / EXTMAP_PAGE] || le < end)
+		return false;
+	/* A run may pass over paged le (their pages win), never over unmapped ones. */
+	if (last && last->dev == dev && (uint64_t)last->pe + (le - last->first) == pe &&
+	    extmap_all_paged(m, end, le)) {
+		last->count = le - last->first + 1;
+		return true;
+	}
+	if (m->nr_runs == m->runs_cap) {
+		uint32_t cap = m->runs_cap ? 2 * m->runs_cap : 4;
+		struct extmap_run *grown = reallocarray(m->runs, cap, sizeof(*grown));
+
+		if (!grown)
+			return false;
+		m->runs = grown;
+		m->runs_cap = cap;
+	}
+	m->runs[m->nr_runs++] = (struct extmap_run){ .first = le, .count = 1, .pe = pe,
+						     .dev = (uint16_t)dev };
+	return true;
+}
+
+/* le (mapped, no page) leaves its run at either end without a page; whether it could. */
+static bool extmap_trim(struct extmap *m, uint32_t le)
+{
+	bool in;
+	uint32_t r;
+	struct extmap_run *run;
+
+	if (m->page[le / EXTMAP_PAGE])
+		return false;
+	r = extmap_run_find(m, le, &in);
+	if (!in)
+		return false;
+	run = &m->runs[r];
+	if (le == run->first) {
+		run->first++;
+		run->pe++;
+		run->count--;
+	} else if (le == run->first + run->count - 1) {
+		run->count--;
+	} else {
+		return false;
+	}
+	if (!run->count) {
+		memmove(run, run + 1, (m->nr_runs - r - 1) * sizeof(*run));
+		m->nr_runs--;
+	}
+	return true;
+}
+
+/* Set le's location (the counters and bitmaps are the caller's); -ENOMEM leaves it as it was. */
+static int extmap_put(struct extmap *m, uint32_t le, struct extmap_loc loc)
+{
+	struct extmap_loc *pg;
+
+	if (loc.dev != EXTMAP_NO_DEV && extmap_append(m, le, loc.dev, loc.pe))
+		return 0;
+	if (loc.dev == EXTMAP_NO_DEV && extmap_trim(m, le))
+		return 0;
+	pg = extmap_page(m, le);
+	if (!pg)
+		return -ENOMEM;
+	pg[le % EXTMAP_PAGE] = loc;
+	return 0;
+}
+
+static int extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
+{
+	int r = extmap_put(m, le, (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe });
+
+	if (r < 0)
+		return r;
 	m->nr_mapped[dev]++;
 	extmap_mark_dirty(m, le);
 	extmap_set_used(m, dev, pe);
+	return 0;
 }
 
 /* Lowest free pe >= from on dev, or UINT32_MAX; skips whole words so it is O(words). */
@@ -110,11 +253,38 @@ int extmap_init(struct extmap *m, uint32_t nr_logical)
 	return extmap_resize_logical(m, nr_logical);
 }
 
+/*
+ * A device with no pe used has no le: runs that name it lie wholly under
+ * pages, and go with it.
+ */
+static void extmap_runs_forget_dev(struct extmap *m, unsigned dev)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t r = 0; r < m->nr_runs; r++)
+		if (m->runs[r].dev != dev)
+			m->runs[kept++] = m->runs[r];
+	m->nr_runs = kept;
+}
+
+static void extmap_pages_free(struct extmap *m, uint32_t from, uint32_t to)
+{
+	for (uint32_t g = from; g < to; g++) {
+		if (m->page[g])
+			m->nr_pages--;
+		free(m->page[g]);
+		m->page[g] = NULL;
+	}
+}
+
 void extmap_destroy(struct extmap *m)
 {
 	if (!m)
 		return;
-	free(m->map);
+	if (m->page)
+		extmap_pages_free(m, 0, extmap_nr_groups(m->nr_logical));
+	free(m->page);
+	free(m->runs);
 	free(m->dirty);
 	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)
 		free(m->used[dev]);
@@ -151,6 +321,7 @@ int extmap_remove_dev(struct extmap *m, unsigned dev)
 		return -EINVAL;
 	if (m->nr_free[dev] != m->nr_pe[dev])
 		return -EBUSY;
+	extmap_runs_forget_dev(m, dev);
 	free(m->used[dev]);
 	m->used[dev] = NULL;
 	m->nr_pe[dev] = 0;
@@ -167,6 +338,7 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 		return -EINVAL;
 	if (m->nr_free[dev] != m->nr_pe[dev])
 		return -EBUSY;
+	extmap_runs_forget_dev(m, dev);
 	free(m->used[dev]);
 	for (unsigned i = dev; i + 1 < m->nr_devs; i++) {
 		m->used[i] = m->used[i + 1];
@@ -182,30 +354,49 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 	m->nr_mapped[m->nr_devs] = 0;
 	m->free_hint[m->nr_devs] = 0;
 	/* No le is on dev (its pe are all free): only later devices renumber. */
-	for (uint32_t le = 0; le < m->nr_logical; le++)
-		if (m->map[le].dev != EXTMAP_NO_DEV && m->map[le].dev > dev) {
-			m->map[le].dev--;
-			extmap_mark_dirty(m, le);
+	for (uint32_t r = 0; r < m->nr_runs; r++)
+		if (m->runs[r].dev > dev) {
+			m->runs[r].dev--;
+			extmap_mark_dirty_groups(m, m->runs[r].first / EXTMAP_PAGE,
+						 (m->runs[r].first + m->runs[r].count - 1) / EXTMAP_PAGE);
 		}
+	for (uint32_t g = 0; g < extmap_nr_groups(m->nr_logical); g++)
+		for (uint32_t i = 0; m->page[g] && i < EXTMAP_PAGE; i++)
+			if (m->page[g][i].dev != EXTMAP_NO_DEV && m->page[g][i].dev > dev) {
+				m->page[g][i].dev--;
+				extmap_mark_dirty(m, g * EXTMAP_PAGE + i);
+			}
 	return 0;
 }
 
 int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 {
+	uint32_t old_groups, groups = extmap_nr_groups(nr_logical);
 	size_t old_words, new_words;
-	struct extmap_loc *map;
+	struct extmap_loc **page;
 	uint64_t *dirty;
 
 	if (!m)
 		return -EINVAL;
-	for (uint32_t le = nr_logical; le < m->nr_logical; le++)
-		if (m->map[le].dev != EXTMAP_NO_DEV)
+	for (uint32_t le = nr_logical; le < m->nr_logical;) {
+		struct extmap_loc loc;
+		uint32_t n = extmap_span(m, le, &loc);
+
+		if (loc.dev != EXTMAP_NO_DEV)
 			return -EBUSY;
+		le += n;
+	}
+	old_groups = m->page ? extmap_nr_groups(m->nr_logical) : 0;
 	if (!nr_logical) {
-		free(m->map);
+		if (m->page)
+			extmap_pages_free(m, 0, old_groups);
+		free(m->page);
 		free(m->dirty);
-		m->map = NULL;
+		free(m->runs);
+		m->page = NULL;
 		m->dirty = NULL;
+		m->runs = NULL;
+		m->nr_runs = m->runs_cap = 0;
 		m->nr_logical = 0;
 		return 0;
 	}
@@ -219,17 +410,26 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		memset(dirty + old_words, 0, (new_words - old_words) * sizeof(*dirty));
 		m->dirty = dirty;
 	}
-	map = reallocarray(m->map, nr_logical, sizeof(*map));
-	if (!map) {
-		/* A failed shrink leaves the larger block, which still serves. */
-		if (nr_logical < m->nr_logical) {
-			m->nr_logical = nr_logical;
-			return 0;
-		}
-		return -ENOMEM;
+	if (groups > old_groups || !m->page) {
+		page = reallocarray(m->page, groups, sizeof(*page));
+		if (!page)
+			return -ENOMEM;
+		memset(page + old_groups, 0, (groups - old_groups) * sizeof(*page));
+		m->page = page;
 	}
-	for (uint32_t le = m->nr_logical; le < nr_logical; le++)
-		map[le] = extmap_unmapped;
+	if (nr_logical < m->nr_logical) {
+		/* Runs end at the new end; pages past it go, a page cut short keeps unmapped le. */
+		while (m->nr_runs && m->runs[m->nr_runs - 1].first >= nr_logical)
+			m->nr_runs--;
+		if (m->nr_runs && m->runs[m->nr_runs - 1].first +
+					  m->runs[m->nr_runs - 1].count > nr_logical)
+			m->runs[m->nr_runs - 1].count = nr_logical - m->runs[m->nr_runs - 1].first;
+		extmap_pages_free(m, groups, old_groups);
+		/* A failed shrink of the pointers leaves the larger block, which still serves. */
+		page = reallocarray(m->page, groups, sizeof(*page));
+		if (page)
+			m->page = page;
+	}
 	if (nr_logical > m->nr_logical)
 		extmap_mark_dirty_groups(m, m->nr_logical / EXTMAP_DIRTY_GROUP,
 					 (nr_logical - 1) / EXTMAP_DIRTY_GROUP);
@@ -242,7 +442,6 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		memset(m->dirty + last / EXTMAP_WORD_BITS + 1, 0,
 		       (old_words - last / EXTMAP_WORD_BITS - 1) * sizeof(*m->dirty));
 	}
-	m->map = map;
 	m->nr_logical = nr_logical;
 	return 0;
 }
@@ -274,12 +473,11 @@ int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 {
 	if (!m || le >= m->nr_logical || !extmap_pe_valid(m, dev, pe))
 		return -EINVAL;
-	if (m->map[le].dev != EXTMAP_NO_DEV)
+	if (extmap_get(m, le).dev != EXTMAP_NO_DEV)
 		return -EEXIST;
 	if (extmap_bit(m->used[dev], pe))
 		return -EBUSY;
-	extmap_set_loc(m, le, dev, pe);
-	return 0;
+	return extmap_set_loc(m, le, dev, pe);
 }
 
 int extmap_unmap(struct extmap *m, uint32_t le)
@@ -288,10 +486,11 @@ int extmap_unmap(struct extmap *m, uint32_t le)
 
 	if (!m || le >= m->nr_logical)
 		return -EINVAL;
-	old = m->map[le];
+	old = extmap_get(m, le);
 	if (old.dev == EXTMAP_NO_DEV)
 		return -ENOENT;
-	m->map[le] = extmap_unmapped;
+	if (extmap_put(m, le, extmap_unmapped) < 0)
+		return -ENOMEM;
 	m->nr_mapped[old.dev]--;
 	extmap_mark_dirty(m, le);
 	extmap_clear_used(m, old.dev, old.pe);
@@ -304,11 +503,14 @@ int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 
 	if (!m || le >= m->nr_logical || !extmap_pe_valid(m, dev, pe))
 		return -EINVAL;
-	old = m->map[le];
+	old = extmap_get(m, le);
 	if (old.dev == EXTMAP_NO_DEV)
 		return -ENOENT;
 	if (extmap_bit(m->used[dev], pe))
 		return -EBUSY;
+	/* A mapped le lies within a run or a page: a page it is, or nothing changes. */
+	if (!extmap_page(m, le))
+		return -ENOMEM;
 	extmap_set_loc(m, le, dev, pe);
 	m->nr_mapped[old.dev]--;
 	extmap_clear_used(m, old.dev, old.pe);
@@ -354,12 +556,21 @@ int extmap_fill_linear(struct extmap *m, unsigned dev)
 	if (m->nr_free[dev] > INT_MAX && m->nr_logical > INT_MAX)
 		return -ERANGE;
 	pe = extmap_find_free(m, dev, (uint64_t)m->free_hint[dev] * EXTMAP_WORD_BITS);
-	for (uint32_t le = 0; le < m->nr_logical && pe != UINT32_MAX; le++) {
-		if (m->map[le].dev != EXTMAP_NO_DEV)
+	for (uint32_t le = 0; le < m->nr_logical && pe != UINT32_MAX;) {
+		struct extmap_loc loc;
+		uint32_t span = extmap_span(m, le, &loc);
+
+		if (loc.dev != EXTMAP_NO_DEV) {
+			le += span;
 			continue;
-		extmap_set_loc(m, le, dev, pe);
-		n++;
-		pe = extmap_find_free(m, dev, (uint64_t)pe + 1);
+		}
+		/* In le order, so runs grow; only le between pages take a page. */
+		for (uint32_t i = 0; i < span && pe != UINT32_MAX; i++, le++) {
+			if (extmap_set_loc(m, le, dev, pe) < 0)
+				return -ENOMEM;
+			n++;
+			pe = extmap_find_free(m, dev, (uint64_t)pe + 1);
+		}
 	}
 	if (pe != UINT32_MAX)
 		m->free_hint[dev] = pe / EXTMAP_WORD_BITS;
@@ -368,9 +579,66 @@ int extmap_fill_linear(struct extmap *m, unsigned dev)
 
 struct extmap_loc extmap_get(const struct extmap *m, uint32_t le)
 {
+	const struct extmap_loc *pg;
+
 	if (!m || le >= m->nr_logical)
 		return extmap_unmapped;
-	return m->map[le];
+	pg = m->page[le / EXTMAP_PAGE];
+	return pg ? pg[le % EXTMAP_PAGE] : extmap_base(m, le);
+}
+
+uint32_t extmap_span(const struct extmap *m, uint32_t le, struct extmap_loc *loc)
+{
+	uint32_t end, r;
+	bool in;
+
+	*loc = extmap_get(m, le);
+	if (!m || le >= m->nr_logical)
+		return 0;
+	if (m->page[le / EXTMAP_PAGE])
+		return 1;
+	r = extmap_run_find(m, le, &in);
+	end = in ? m->runs[r].first + m->runs[r].count :
+		   r < m->nr_runs ? m->runs[r].first : m->nr_logical;
+	/* Up to the next page, a group at a time. */
+	for (uint32_t g = le / EXTMAP_PAGE + 1; (uint64_t)g * EXTMAP_PAGE < end; g++)
+		if (m->page[g]) {
+			end = g * EXTMAP_PAGE;
+			break;
+		}
+	return end - le;
+}
+
+int extmap_hold(struct extmap *m, uint32_t le)
+{
+	if (!m || le >= m->nr_logical)
+		return -EINVAL;
+	return extmap_page(m, le) ? 0 : -ENOMEM;
+}
+
+struct extmap_loc *extmap_raw(struct extmap *m, uint32_t le)
+{
+	struct extmap_loc *pg;
+
+	if (!m || le >= m->nr_logical)
+		return NULL;
+	pg = extmap_page(m, le);
+	return pg ? &pg[le % EXTMAP_PAGE] : NULL;
+}
+
+uint64_t extmap_bytes(const struct extmap *m)
+{
+	uint64_t bytes;
+
+	if (!m)
+		return 0;
+	bytes = (uint64_t)extmap_nr_groups(m->nr_logical) * sizeof(*m->page) +
+		(uint64_t)m->nr_pages * EXTMAP_PAGE * sizeof(struct extmap_loc) +
+		(uint64_t)m->runs_cap * sizeof(*m->runs) +
+		extmap_dirty_words(m->nr_logical) * sizeof(uint64_t);
+	for (unsigned dev = 0; dev < m->nr_devs; dev++)
+		bytes += extmap_words(m->nr_pe[dev]) * sizeof(uint64_t);
+	return bytes;
 }
 
 uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev)
@@ -385,9 +653,12 @@ int extmap_same_mapping(const struct extmap *a, const struct extmap *b)
 	for (unsigned d = 0; d < a->nr_devs; d++)
 		if (a->nr_pe[d] != b->nr_pe[d])
 			return 0;
-	for (uint32_t le = 0; le < a->nr_logical; le++)
-		if (a->map[le].dev != b->map[le].dev || a->map[le].pe != b->map[le].pe)
+	for (uint32_t le = 0; le < a->nr_logical; le++) {
+		struct extmap_loc x = extmap_get(a, le), y = extmap_get(b, le);
+
+		if (x.dev != y.dev || x.pe != y.pe)
 			return 0;
+	}
 	return 1;
 }
 
@@ -419,8 +690,20 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 
 	if (!m)
 		return -EINVAL;
-	if (m->nr_devs > EXTMAP_MAX_DEVS || (m->nr_logical && !m->map))
+	if (m->nr_devs > EXTMAP_MAX_DEVS || (m->nr_logical && !m->page))
 		goto out;
+	/* Runs in order, apart, inside the volume, each on a device that has their pe. */
+	for (uint32_t r = 0; r < m->nr_runs; r++) {
+		const struct extmap_run *run = &m->runs[r];
+
+		if (!run->count || (uint64_t)run->first + run->count > m->nr_logical ||
+		    (r && run->first < m->runs[r - 1].first + m->runs[r - 1].count) ||
+		    run->dev >= m->nr_devs ||
+		    (uint64_t)run->pe + run->count > m->nr_pe[run->dev]) {
+			bad = run->first;
+			goto out;
+		}
+	}
 	for (unsigned dev = 0; dev < m->nr_devs; dev++) {
 		if (!extmap_dev_consistent(m, dev))
 			goto out;
@@ -431,7 +714,7 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 		}
 	}
 	for (uint32_t le = 0; le < m->nr_logical; le++) {
-		struct extmap_loc loc = m->map[le];
+		struct extmap_loc loc = extmap_get(m, le);
 
 		if (loc.dev == EXTMAP_NO_DEV)
 			continue;
@@ -484,8 +767,15 @@ int extmap_plan_evacuate(struct extmap *m, unsigned gone, const uint32_t *reserv
 	for (uint32_t le = 0; le < m->nr_logical && n < *needed; le++) {
 		uint32_t pe;
 
-		if (m->map[le].dev != gone)
+		if (extmap_get(m, le).dev != gone)
 			continue;
+		/* The remap of each destination must not fail: its page comes now. */
+		if (extmap_hold(m, le) < 0) {
+			for (uint32_t i = 0; i < n; i++)
+				extmap_release(m, v[i].dev, v[i].pe);
+			free(v);
+			return -ENOMEM;
+		}
 		while (dev == gone || !left[dev])
 			dev++;
 		/* Cannot fail: left[dev] counts free pe of dev. */

@@ -6,9 +6,18 @@
 
 /*
  * The extent map of a pool: logical extent le of the volume is either
- * unmapped or lives at physical extent pe of pool device dev.  8 bytes per
- * logical extent plus one bit per physical extent, so a map of millions of
- * extents stays a few megabytes.
+ * unmapped or lives at physical extent pe of pool device dev.
+ *
+ * Held as runs and pages.  A run maps le [first, first + count) to
+ * consecutive pe of one device: the layout a pool starts with (and the one
+ * a decoder rebuilds in le order) is a run per device however large the
+ * pool.  A page holds the locations of one group of EXTMAP_DIRTY_GROUP le
+ * one by one; it is made when an le of its group leaves what the runs say,
+ * and from then on the page alone says where its group's le are.  So the
+ * map costs 8 bytes per group (a pointer), 528 per group in which
+ * something moved, and a bit per physical extent: 13 MB for a 200 TiB pool
+ * of 4 MiB extents that nothing has moved in, where an entry per extent
+ * took 400 MB.
  *
  * A physical extent is "used" when a logical extent maps to it or when it
  * is reserved by extmap_alloc() as a migration destination.  The map has
@@ -37,9 +46,19 @@ struct extmap_loc {
  */
 #define EXTMAP_DIRTY_GROUP 64u
 
+struct extmap_run {
+	uint32_t first, count; /* le */
+	uint32_t pe;           /* of first */
+	uint16_t dev;
+};
+
 struct extmap {
 	uint32_t nr_logical;
-	struct extmap_loc *map;
+	struct extmap_loc **page; /* per group of EXTMAP_DIRTY_GROUP le; NULL: as the runs say */
+	uint32_t nr_pages;        /* pages allocated */
+	/* By first, not overlapping; an le in none of them and in no page is unmapped. */
+	struct extmap_run *runs;
+	uint32_t nr_runs, runs_cap;
 	uint64_t *dirty; /* bit per group of EXTMAP_DIRTY_GROUP le */
 	unsigned nr_devs;
 	uint32_t nr_pe[EXTMAP_MAX_DEVS];
@@ -70,15 +89,31 @@ int extmap_drop_dev(struct extmap *m, unsigned dev);
 /* Growing adds unmapped extents; shrinking needs the dropped tail unmapped (-EBUSY). */
 int extmap_resize_logical(struct extmap *m, uint32_t nr_logical);
 
-/* -EINVAL out of range, -EEXIST le already mapped, -EBUSY pe used. */
+/*
+ * -EINVAL out of range, -EEXIST le already mapped, -EBUSY pe used, -ENOMEM
+ * when le needs a page (it does not continue the last run) and none can be
+ * had.  Mapping in increasing le order and consecutive pe, as a decoder
+ * and extmap_fill_linear() do, makes runs and no pages.
+ */
 int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
-/* Frees the pe; -ENOENT if le is unmapped. */
+/*
+ * Frees the pe; -ENOENT if le is unmapped; -ENOMEM as for extmap_map,
+ * except at either end of a run (unmapping a range in order never needs a
+ * page).
+ */
 int extmap_unmap(struct extmap *m, uint32_t le);
+/*
+ * Make le's group a page now, so that a later extmap_remap() of le cannot
+ * fail for want of memory.  0 or -ENOMEM (nothing changed); -EINVAL out of
+ * range.  Pages stay until the map shrinks past them.
+ */
+int extmap_hold(struct extmap *m, uint32_t le);
 /*
  * Move mapped le (-ENOENT otherwise) to free pe (-EBUSY otherwise) and free
  * its old pe: the single in-memory step that commits a migration.  A
  * destination reserved with extmap_alloc() is released first; neither call
- * can fail once the arguments are known good.
+ * can fail once the arguments are known good and le is held (extmap_hold;
+ * otherwise -ENOMEM is possible, and leaves the map as it was).
  */
 int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
 
@@ -121,6 +156,21 @@ void extmap_dirty_clear(struct extmap *m);
 
 /* Unmapped (dev EXTMAP_NO_DEV) for an le out of range too. */
 struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);
+/*
+ * How many le from le on (at least 1; 0 out of range) map as le does, each
+ * to the next pe of the same device, or are all unmapped, by one run or
+ * gap and no page: *loc is le's location.  Scans of the map use it to pass
+ * a run in one step.
+ */
+uint32_t extmap_span(const struct extmap *m, uint32_t le, struct extmap_loc *loc);
+/*
+ * le's entry itself, its group made a page (NULL without memory or out of
+ * range), for tests that corrupt a map on purpose: a write through it
+ * bypasses counters, bitmaps and dirty groups.
+ */
+struct extmap_loc *extmap_raw(struct extmap *m, uint32_t le);
+/* Memory the map holds: pages, their pointers, runs, bitmaps. */
+uint64_t extmap_bytes(const struct extmap *m);
 /* Logical extents mapped to dev: a counter, so a report costs nothing per extent. */
 uint32_t extmap_count_on_dev(const struct extmap *m, unsigned dev);
 

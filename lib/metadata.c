@@ -412,22 +412,30 @@ static void metadata_codec_entry(struct metadata_codec *c, struct extmap_loc *lo
 /* The map's entries from le on, as far as c's buffer goes. */
 static int metadata_encode_entries(struct metadata_codec *c, const struct extmap *m, uint32_t le)
 {
-	for (; le < m->nr_logical && c->pos < c->len; le++) {
-		struct extmap_loc loc = m->map[le];
+	while (le < m->nr_logical && c->pos < c->len) {
+		struct extmap_loc loc;
+		/* A run at a time: one lookup for all its entries. */
+		uint32_t span = extmap_span(m, le, &loc);
 
-		/* Unmapped entries carry pe 0 whatever the map holds: decode insists. */
-		if (loc.dev == EXTMAP_NO_DEV)
-			loc.pe = 0;
-		else if (loc.dev >= m->nr_devs || loc.pe >= m->nr_pe[loc.dev])
-			return -EINVAL;
-		metadata_codec_entry(c, &loc);
+		for (uint32_t i = 0; i < span && c->pos < c->len; i++, le++) {
+			struct extmap_loc at = loc;
+
+			/* Unmapped entries carry pe 0 whatever the map holds: decode insists. */
+			if (at.dev == EXTMAP_NO_DEV)
+				at.pe = 0;
+			else if (at.dev >= m->nr_devs || (uint64_t)at.pe + i >= m->nr_pe[at.dev])
+				return -EINVAL;
+			else
+				at.pe += i;
+			metadata_codec_entry(c, &at);
+		}
 	}
 	return 0;
 }
 
 static bool metadata_map_matches(const struct metadata_pool *p, const struct extmap *m)
 {
-	if (m->nr_devs != p->nr_devs || (m->nr_logical && !m->map))
+	if (m->nr_devs != p->nr_devs || (m->nr_logical && !m->page))
 		return false;
 	for (unsigned i = 0; i < p->nr_devs; i++)
 		if (m->nr_pe[i] != p->devs[i].nr_pe)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -57,7 +58,7 @@ static void test_lifecycle(void)
 	check_loc(&m, 10, EXTMAP_NO_DEV, 0);
 	CHECK_CONSISTENT(&m);
 	extmap_destroy(&m);
-	CHECK(m.map == NULL);
+	CHECK(m.page == NULL && m.runs == NULL);
 }
 
 static void test_devices(void)
@@ -279,7 +280,7 @@ static void test_resize_logical(void)
 	CHECK_INT(extmap_resize_logical(&m, 0), -EBUSY);
 	CHECK_OK(extmap_unmap(&m, 1));
 	CHECK_OK(extmap_resize_logical(&m, 0));
-	CHECK(m.map == NULL);
+	CHECK(m.page == NULL && m.runs == NULL);
 	CHECK_OK(extmap_resize_logical(&m, 3));
 	CHECK_INT(extmap_fill_linear(&m, dev), 3);
 	CHECK_CONSISTENT(&m);
@@ -343,7 +344,7 @@ static void expect_corruption(void (*corrupt)(struct extmap *m), uint32_t bad_le
 
 static void shared_pe(struct extmap *m)
 {
-	m->map[120] = m->map[110];
+	*extmap_raw(m, 120) = extmap_get(m, 110);
 	m->used[1][20 / 64] &= ~(UINT64_C(1) << 20);
 	m->nr_free[1]++;
 }
@@ -351,17 +352,17 @@ static void shared_pe(struct extmap *m)
 static void pe_not_marked_used(struct extmap *m)
 {
 	/* Counters kept coherent so only the le scan can see it. */
-	m->map[150] = (struct extmap_loc){ .dev = 1, .pe = 149 };
+	*extmap_raw(m, 150) = (struct extmap_loc){ .dev = 1, .pe = 149 };
 }
 
 static void pe_out_of_range(struct extmap *m)
 {
-	m->map[30].pe = 100;
+	extmap_raw(m, 30)->pe = 100;
 }
 
 static void dev_out_of_range(struct extmap *m)
 {
-	m->map[7].dev = 2;
+	extmap_raw(m, 7)->dev = 2;
 }
 
 static void free_count_off(struct extmap *m)
@@ -417,21 +418,21 @@ static uint32_t rnd(uint32_t *state)
  * Random operations against a plain model: owner[dev][pe] is the le using
  * it, RESERVED for an alloc, FREE otherwise.
  */
-#define MODEL_LE 97
 #define MODEL_DEVS 3
-#define MODEL_PE 70
+#define MODEL_PE_MAX 1500
 #define FREE UINT32_MAX
 #define RESERVED (UINT32_MAX - 1)
 
 struct model {
 	struct extmap m;
-	uint32_t owner[MODEL_DEVS][MODEL_PE];
+	uint32_t nr_le, nr_pe;
+	uint32_t owner[MODEL_DEVS][MODEL_PE_MAX];
 	uint32_t seed;
 };
 
 static uint32_t model_lowest_free(const struct model *s, unsigned dev)
 {
-	for (uint32_t pe = 0; pe < MODEL_PE; pe++)
+	for (uint32_t pe = 0; pe < s->nr_pe; pe++)
 		if (s->owner[dev][pe] == FREE)
 			return pe;
 	return FREE;
@@ -439,9 +440,9 @@ static uint32_t model_lowest_free(const struct model *s, unsigned dev)
 
 static void model_step(struct model *s)
 {
-	uint32_t le = rnd(&s->seed) % MODEL_LE;
+	uint32_t le = rnd(&s->seed) % s->nr_le;
 	unsigned dev = rnd(&s->seed) % MODEL_DEVS;
-	uint32_t pe = rnd(&s->seed) % MODEL_PE;
+	uint32_t pe = rnd(&s->seed) % s->nr_pe;
 	struct extmap_loc cur = extmap_get(&s->m, le);
 	uint32_t got;
 
@@ -498,10 +499,21 @@ static void model_step(struct model *s)
 
 static void model_compare(const struct model *s)
 {
+	struct extmap_loc loc;
+	uint32_t span;
+
+	/* Every span says of each of its le what extmap_get says. */
+	for (uint32_t le = 0; le < s->nr_le; le += span) {
+		span = extmap_span(&s->m, le, &loc);
+		CHECK(span >= 1 && span <= s->nr_le - le);
+		for (uint32_t i = 0; i < span; i++)
+			check_loc(&s->m, le + i, loc.dev, loc.dev == EXTMAP_NO_DEV ? 0 : loc.pe + i);
+	}
+	CHECK_UINT(extmap_span(&s->m, s->nr_le, &loc), 0);
 	for (unsigned dev = 0; dev < MODEL_DEVS; dev++) {
 		uint32_t nr_free = 0, nr_mapped = 0;
 
-		for (uint32_t pe = 0; pe < MODEL_PE; pe++) {
+		for (uint32_t pe = 0; pe < s->nr_pe; pe++) {
 			uint32_t le = s->owner[dev][pe];
 
 			nr_free += le == FREE;
@@ -516,22 +528,43 @@ static void model_compare(const struct model *s)
 	CHECK_CONSISTENT(&s->m);
 }
 
-static void test_against_model(void)
+/*
+ * linear: start as a pool does, every le on device 0 in order (runs, no
+ * page), then move at random: pages appear among runs, and runs shrink at
+ * their ends.
+ */
+static void model_run(uint32_t nr_le, uint32_t nr_pe, bool linear, unsigned steps)
 {
 	static struct model s;
 
 	s.seed = 0x9e3779b9u;
+	s.nr_le = nr_le;
+	s.nr_pe = nr_pe;
 	memset(s.owner, 0xff, sizeof(s.owner));
-	CHECK_OK(extmap_init(&s.m, MODEL_LE));
+	CHECK_OK(extmap_init(&s.m, nr_le));
 	for (unsigned dev = 0; dev < MODEL_DEVS; dev++)
-		add_dev(&s.m, MODEL_PE);
-	for (unsigned i = 0; i < 200000; i++) {
+		add_dev(&s.m, nr_pe);
+	if (linear) {
+		CHECK_INT(extmap_fill_linear(&s.m, 0), nr_le < nr_pe ? nr_le : nr_pe);
+		for (uint32_t le = 0; le < nr_le && le < nr_pe; le++)
+			s.owner[0][le] = le;
+		CHECK_UINT(s.m.nr_runs, 1);
+		CHECK_UINT(s.m.nr_pages, 0);
+	}
+	for (unsigned i = 0; i < steps; i++) {
 		model_step(&s);
 		if (i % 97 == 0)
 			model_compare(&s);
 	}
 	model_compare(&s);
 	extmap_destroy(&s.m);
+}
+
+static void test_against_model(void)
+{
+	model_run(97, 70, false, 200000);
+	model_run(1400, 1500, true, 3000);
+	model_run(1400, 1500, true, 60000);
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -581,6 +614,56 @@ static void test_large(void)
 	printf("1,000,000 extents: %.3f s\n", elapsed);
 	/* Around 0.03 s plain and 0.07 s under ASan: a second leaves room for a busy machine. */
 	CHECK(elapsed < 1.0);
+}
+
+/*
+ * A 16 TiB pool of 4 MiB extents (tests/bench/bench-map times 1 to 200
+ * TiB): a run for the whole HDD, a pointer per 64 extents, a page for each
+ * group something moved in, and a decoder's pass in le order over the
+ * moved map makes no more pages than that.
+ */
+static void test_nas_size(void)
+{
+	const uint32_t nr = 4194304, hdd_pe = nr + 1000, moved = 5000;
+	struct extmap m, back;
+	struct extmap_loc loc;
+	uint32_t pe, span, n = 0;
+	uint64_t pointers = (uint64_t)nr / 64 * 8, bitmaps = (uint64_t)(hdd_pe + 63) / 64 * 8 + 2048;
+
+	init_two_devs(&m, nr, hdd_pe, 16384);
+	CHECK_INT(extmap_fill_linear(&m, 0), (int)nr);
+	CHECK_UINT(m.nr_runs, 1);
+	CHECK_UINT(m.nr_pages, 0);
+	/* Pointers, bitmaps and dirty groups: 600 KB; an entry per extent was 32 MB. */
+	CHECK(extmap_bytes(&m) < pointers + bitmaps + nr / 64 / 8 + 1024);
+	for (uint32_t i = 0; i < moved; i++) {
+		uint32_t le = (uint32_t)((uint64_t)i * 839 % nr);
+
+		CHECK_OK(extmap_alloc(&m, 1, &pe));
+		CHECK_OK(extmap_hold(&m, le));
+		CHECK_OK(extmap_release(&m, 1, pe));
+		CHECK_OK(extmap_remap(&m, le, 1, pe));
+	}
+	CHECK_UINT(m.nr_pages, moved);
+	CHECK_UINT(m.nr_runs, 1);
+	CHECK_UINT(extmap_count_on_dev(&m, 1), moved);
+	CHECK_OK(extmap_check(&m, NULL));
+
+	/* What a decoder does: every le again, in order. */
+	init_two_devs(&back, nr, hdd_pe, 16384);
+	for (uint32_t le = 0; le < nr; le += span) {
+		span = extmap_span(&m, le, &loc);
+		for (uint32_t i = 0; i < span; i++)
+			CHECK_OK(extmap_map(&back, le + i, loc.dev, loc.pe + i));
+		n++;
+	}
+	/* 64 spans of one in each page, a run between pages (le 0 moved: none before). */
+	CHECK_UINT(n, moved * 64 + moved);
+	CHECK(extmap_same_mapping(&m, &back));
+	CHECK(back.nr_pages <= moved);
+	CHECK_OK(extmap_check(&back, NULL));
+	extmap_destroy(&back);
+	extmap_destroy(&m);
 }
 
 /* A middle device goes: the later ones take its index, their extents with them. */
@@ -773,6 +856,7 @@ int main(void)
 	test_fill_linear();
 	test_check_catches_corruption();
 	test_against_model();
+	test_nas_size();
 	test_drop_dev();
 	test_plan_evacuate();
 	test_large();

@@ -508,8 +508,8 @@ static void check_map_equal(const struct extmap *a, const struct extmap *b)
 		CHECK_UINT(a->nr_free[i], b->nr_free[i]);
 	}
 	for (uint32_t le = 0; le < a->nr_logical; le++) {
-		CHECK_UINT(a->map[le].dev, b->map[le].dev);
-		CHECK_UINT(a->map[le].pe, b->map[le].pe);
+		CHECK_UINT(extmap_get(a, le).dev, extmap_get(b, le).dev);
+		CHECK_UINT(extmap_get(a, le).pe, extmap_get(b, le).pe);
 	}
 	CHECK_OK(extmap_check(b, NULL));
 }
@@ -521,7 +521,7 @@ static void expect_decode_fails(const void *buf, size_t len, int err)
 	struct extmap m;
 
 	CHECK_INT(metadata_pool_decode(&p, &m, buf, len), err);
-	CHECK(m.map == NULL);
+	CHECK(m.page == NULL && m.runs == NULL);
 	CHECK_UINT(m.nr_devs, 0);
 	CHECK_UINT(p.generation, 0);
 	CHECK_UINT(p.nr_devs, 0);
@@ -751,12 +751,12 @@ static void test_pool_encode_refuses(void)
 	extmap_destroy(&other);
 
 	/* An entry no decoder would accept is refused, not written. */
-	m.map[2] = (struct extmap_loc){ .dev = 1, .pe = 6 };
+	*extmap_raw(&m, 2) = (struct extmap_loc){ .dev = 1, .pe = 6 };
 	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
-	m.map[2] = (struct extmap_loc){ .dev = 2, .pe = 0 };
+	*extmap_raw(&m, 2) = (struct extmap_loc){ .dev = 2, .pe = 0 };
 	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
 	/* An unmapped entry's stray pe is written as 0. */
-	m.map[2] = (struct extmap_loc){ .dev = EXTMAP_NO_DEV, .pe = 3 };
+	*extmap_raw(&m, 2) = (struct extmap_loc){ .dev = EXTMAP_NO_DEV, .pe = 3 };
 	CHECK_OK(metadata_pool_encode(&p, &m, buf, sizeof(buf)));
 	CHECK_UINT(get_le(buf + SLOT_DEVS_OFF + 2 * DEV_BYTES + 8 + 2 * 8 + 4, 4), 0);
 
