@@ -49,12 +49,13 @@ _Static_assert(sizeof(struct heat_extent) == 24, "a million extents in 24 MB");
  * Extents per page: the unit in which the table holds memory.  A page is
  * allocated when one of its extents first has I/O or moves, so an extent
  * nobody has used costs 8 bytes / HEAT_PAGE (its page's pointer), and the
- * table grows with the part of the pool in use, not with its size.  256
- * extents (6 KiB) is a gigabyte of volume at 4 MiB extents: small enough
- * that scattered I/O does not allocate the pool, large enough that the
- * pointers are 0.1% of a full table.
+ * table grows with the part of the pool in use, not with its size.  64
+ * extents (1.5 KiB, 256 MiB of volume at 4 MiB extents), as the extent
+ * map's pages: a hot extent alone in its page costs 1.5 KiB, and the
+ * pointers are 6.5 MB at 200 TiB (tests/bench/bench-size measured 256:
+ * 16,384 scattered hot extents then took 96 MiB at any size from 16 TiB).
  */
-#define HEAT_PAGE 256u
+#define HEAT_PAGE 64u
 
 _Static_assert(HEAT_CHUNK % HEAT_PAGE == 0, "a stored row is whole pages");
 

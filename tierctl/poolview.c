@@ -97,7 +97,7 @@ int poolview_print_list(FILE *out, struct json_object *pools)
 
 /*
  * "on: 46 areas x 328 B = 14.7 KiB of kernel memory for dm-stats (budget 64.0 MiB),
- * 6.0 KiB in tierd";
+ * 1.5 KiB in tierd";
  * in zones, "on in zones of 32.0 GiB (24 of 528 at extent resolution, up to 24): ...";
  * or why it is off.
  */

@@ -579,6 +579,12 @@ static const struct state_pin *pool_pin_at(const struct state_pin *pins, size_t 
 	return *next < nr && pins[*next].first <= le ? &pins[*next] : NULL;
 }
 
+/* Whether le's heat page is in use: its extents may have heat or have moved. */
+static bool pool_heat_page(const struct pool *p, uint32_t le)
+{
+	return le < p->heat.nr && heat_next_used(&p->heat, le, le + 1) == le;
+}
+
 /* What the planner sees of extent le: heat and last move from the table, tier from the map. */
 static struct planner_extent pool_planner_extent(const struct pool *p, uint32_t le, int tier)
 {
@@ -602,16 +608,45 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 	size_t next_pin = 0;
 
 	*out = (struct pool_planner_list){ .p = p, .pins = pins, .nr_pins = nr_pins };
-	for (uint32_t le = 0; le < nr; le++) {
-		const struct state_pin *pin = pool_pin_at(pins, nr_pins, &next_pin, le);
-		int tier = pool_tier_of(p, le);
-		int heat_page = le < p->heat.nr && heat_next_used(&p->heat, le, le + 1) == le;
+	/*
+	 * A run of the map at a time, and within it a stretch at a time up to
+	 * the next heat page or pin edge: the pass costs the runs, pages and
+	 * pins of the map and the extents listed, not the extents of the pool.
+	 */
+	for (uint32_t le = 0, end = 0; le < nr;) {
+		const struct state_pin *pin;
+		struct extmap_loc loc;
+		uint32_t stop;
+		int tier;
 
-		if (tier < 0 && !pin)
-			continue;
-		if (!heat_page && tier != METADATA_TIER_SSD && !(pin && pin->ssd)) {
+		if (le == end)
+			end = le + extmap_span(&p->sp.map, le, &loc);
+		tier = loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier;
+		pin = pool_pin_at(pins, nr_pins, &next_pin, le);
+		if (tier != METADATA_TIER_SSD && !(pin && pin->ssd) && pool_heat_page(p, le)) {
+			const struct heat_extent *e = heat_at(&p->heat, le);
+
+			/* A page holds cold extents too: plain ones stay off the list. */
+			if (e->heat == 0 && !e->moved_at) {
+				out->nr_unlisted_hdd += tier == METADATA_TIER_HDD && !pin;
+				le++;
+				continue;
+			}
+		} else if (tier != METADATA_TIER_SSD && !(pin && pin->ssd)) {
 			/* Cold on the HDD: plain unless pinned there, where it never moves. */
-			out->nr_unlisted_hdd += tier == METADATA_TIER_HDD && !pin;
+			stop = heat_next_used(&p->heat, le, end);
+			stop = stop > le && stop < end ? stop : end;
+			if (pin && pin->first + pin->nr < stop)
+				stop = pin->first + pin->nr;
+			else if (!pin && next_pin < nr_pins && pins[next_pin].first < stop)
+				stop = pins[next_pin].first;
+			if (tier == METADATA_TIER_HDD && !pin)
+				out->nr_unlisted_hdd += stop - le;
+			le = stop;
+			continue;
+		}
+		if (tier < 0 && !pin) {
+			le++;
 			continue;
 		}
 		if (out->nr_list == cap) {
@@ -630,6 +665,7 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 		if (pin)
 			out->list[out->nr_list].e.pin = pin->ssd ? PLANNER_SSD : PLANNER_HDD;
 		out->nr_list++;
+		le++;
 	}
 	/* The planner tells a list from none by its pointer. */
 	if (!out->list) {

@@ -234,8 +234,8 @@ int pool_planner_input(const struct pool *p, struct planner_extent **ext, uint32
 		       uint32_t *ssd_free, uint32_t *hdd_free);
 /*
  * The planner's input as a list (lib/planner.h) and the room for moves, as
- * pool_planner_input gives them: listed are the extents with heat pages in
- * use, those on the SSD and those pinned to it; the rest are unmapped,
+ * pool_planner_input gives them: listed are the extents with heat or a
+ * move, those on the SSD and those pinned to it; the rest are unmapped,
  * plain HDD extents (counted) or HDD extents pinned to the HDD (which never
  * move: neither listed nor counted). pins: by increasing first, not
  * overlapping. Fill a planner_input with pool_planner_list_use(); the list
