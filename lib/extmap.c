@@ -126,6 +126,15 @@ static struct extmap_loc *extmap_page(struct extmap *m, uint32_t le)
 	return pg;
 }
 
+/* Whether any group of le [from, to) is a page. */
+static bool extmap_any_page(const struct extmap *m, uint32_t from, uint32_t to)
+{
+	for (uint32_t g = from / EXTMAP_PAGE; from < to && g <= (to - 1) / EXTMAP_PAGE; g++)
+		if (m->page[g])
+			return true;
+	return false;
+}
+
 /* Every group of le [from, to) is a page: nothing there is the runs' to say. */
 static bool extmap_all_paged(const struct extmap *m, uint32_t from, uint32_t to)
 {
@@ -209,6 +218,33 @@ static int extmap_put(struct extmap *m, uint32_t le, struct extmap_loc loc)
 		return -ENOMEM;
 	pg[le % EXTMAP_PAGE] = loc;
 	return 0;
+}
+
+/* The bits of word i / 64 that [i, i + count) covers, and how many they are. */
+static uint64_t extmap_word_mask(uint32_t i, uint32_t count, uint32_t *n)
+{
+	uint32_t bit = i % EXTMAP_WORD_BITS;
+
+	*n = EXTMAP_WORD_BITS - bit < count ? EXTMAP_WORD_BITS - bit : count;
+	return (*n == EXTMAP_WORD_BITS ? ~UINT64_C(0) : ((UINT64_C(1) << *n) - 1)) << bit;
+}
+
+/* Whether bits [i, i + count) are all set (set) or all clear, a word at a time. */
+static bool extmap_bits_all(const uint64_t *bits, uint32_t i, uint32_t count, bool set)
+{
+	for (uint32_t n; count; i += n, count -= n) {
+		uint64_t mask = extmap_word_mask(i, count, &n);
+
+		if ((bits[i / EXTMAP_WORD_BITS] & mask) != (set ? mask : 0))
+			return false;
+	}
+	return true;
+}
+
+static void extmap_bits_set(uint64_t *bits, uint32_t i, uint32_t count)
+{
+	for (uint32_t n; count; i += n, count -= n)
+		bits[i / EXTMAP_WORD_BITS] |= extmap_word_mask(i, count, &n);
 }
 
 static int extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
@@ -380,7 +416,7 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		return -EINVAL;
 	for (uint32_t le = nr_logical; le < m->nr_logical;) {
 		struct extmap_loc loc;
-		uint32_t n = extmap_span(m, le, &loc);
+		uint32_t n = extmap_span(m, le, m->nr_logical - le, &loc);
 
 		if (loc.dev != EXTMAP_NO_DEV)
 			return -EBUSY;
@@ -480,6 +516,34 @@ int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 	return extmap_set_loc(m, le, dev, pe);
 }
 
+int extmap_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe, uint32_t count)
+{
+	struct extmap_run *last;
+	uint32_t end;
+	int r = 0;
+
+	if (!m || !count || le >= m->nr_logical || count > m->nr_logical - le ||
+	    !extmap_pe_valid(m, dev, pe) || count > m->nr_pe[dev] - pe)
+		return -EINVAL;
+	last = m->nr_runs ? &m->runs[m->nr_runs - 1] : NULL;
+	end = last ? last->first + last->count : 0;
+	/* Past the last run and no page: all unmapped; every pe free: a run, at once. */
+	if (le >= end && !extmap_any_page(m, le, le + count) &&
+	    extmap_bits_all(m->used[dev], pe, count, false) && extmap_append(m, le, dev, pe)) {
+		last = &m->runs[m->nr_runs - 1];
+		last->count += count - 1;
+		extmap_bits_set(m->used[dev], pe, count);
+		m->nr_free[dev] -= count;
+		m->nr_mapped[dev] += count;
+		extmap_mark_dirty_groups(m, le / EXTMAP_DIRTY_GROUP,
+					 (le + count - 1) / EXTMAP_DIRTY_GROUP);
+		return 0;
+	}
+	for (uint32_t i = 0; r == 0 && i < count; i++)
+		r = extmap_map(m, le + i, dev, pe + i);
+	return r;
+}
+
 int extmap_unmap(struct extmap *m, uint32_t le)
 {
 	struct extmap_loc old;
@@ -558,18 +622,27 @@ int extmap_fill_linear(struct extmap *m, unsigned dev)
 	pe = extmap_find_free(m, dev, (uint64_t)m->free_hint[dev] * EXTMAP_WORD_BITS);
 	for (uint32_t le = 0; le < m->nr_logical && pe != UINT32_MAX;) {
 		struct extmap_loc loc;
-		uint32_t span = extmap_span(m, le, &loc);
+		uint32_t span = extmap_span(m, le, UINT32_MAX, &loc);
 
 		if (loc.dev != EXTMAP_NO_DEV) {
 			le += span;
 			continue;
 		}
-		/* In le order, so runs grow; only le between pages take a page. */
-		for (uint32_t i = 0; i < span && pe != UINT32_MAX; i++, le++) {
-			if (extmap_set_loc(m, le, dev, pe) < 0)
-				return -ENOMEM;
-			n++;
-			pe = extmap_find_free(m, dev, (uint64_t)pe + 1);
+		/* As far as the free pe run on: one step, and runs grow (le order). */
+		while (span && pe != UINT32_MAX) {
+			uint32_t free_run = 1;
+			int r;
+
+			while (free_run < span && pe + free_run < m->nr_pe[dev] &&
+			       !extmap_bit(m->used[dev], pe + free_run))
+				free_run++;
+			r = extmap_map_run(m, le, dev, pe, free_run);
+			if (r < 0)
+				return r;
+			n += (int)free_run;
+			le += free_run;
+			span -= free_run;
+			pe = extmap_find_free(m, dev, (uint64_t)pe + free_run);
 		}
 	}
 	if (pe != UINT32_MAX)
@@ -587,19 +660,21 @@ struct extmap_loc extmap_get(const struct extmap *m, uint32_t le)
 	return pg ? pg[le % EXTMAP_PAGE] : extmap_base(m, le);
 }
 
-uint32_t extmap_span(const struct extmap *m, uint32_t le, struct extmap_loc *loc)
+uint32_t extmap_span(const struct extmap *m, uint32_t le, uint32_t max, struct extmap_loc *loc)
 {
 	uint32_t end, r;
 	bool in;
 
 	*loc = extmap_get(m, le);
-	if (!m || le >= m->nr_logical)
+	if (!m || le >= m->nr_logical || !max)
 		return 0;
 	if (m->page[le / EXTMAP_PAGE])
 		return 1;
 	r = extmap_run_find(m, le, &in);
 	end = in ? m->runs[r].first + m->runs[r].count :
 		   r < m->nr_runs ? m->runs[r].first : m->nr_logical;
+	if (end - le > max)
+		end = le + max;
 	/* Up to the next page, a group at a time. */
 	for (uint32_t g = le / EXTMAP_PAGE + 1; (uint64_t)g * EXTMAP_PAGE < end; g++)
 		if (m->page[g]) {
@@ -713,18 +788,31 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 			goto out;
 		}
 	}
-	for (uint32_t le = 0; le < m->nr_logical; le++) {
-		struct extmap_loc loc = extmap_get(m, le);
+	for (uint32_t le = 0, span; le < m->nr_logical; le += span) {
+		struct extmap_loc loc;
 
+		span = extmap_span(m, le, UINT32_MAX, &loc);
 		if (loc.dev == EXTMAP_NO_DEV)
 			continue;
-		if (!extmap_pe_valid(m, loc.dev, loc.pe) || !extmap_bit(m->used[loc.dev], loc.pe) ||
-		    extmap_bit(seen[loc.dev], loc.pe)) {
-			bad = le;
-			goto out;
+		/* A run at once when all is well; entry by entry to name the first bad le. */
+		if (loc.dev < m->nr_devs && (uint64_t)loc.pe + span <= m->nr_pe[loc.dev] &&
+		    extmap_bits_all(m->used[loc.dev], loc.pe, span, true) &&
+		    extmap_bits_all(seen[loc.dev], loc.pe, span, false)) {
+			extmap_bits_set(seen[loc.dev], loc.pe, span);
+			mapped[loc.dev] += span;
+			continue;
 		}
-		seen[loc.dev][loc.pe / EXTMAP_WORD_BITS] |= extmap_mask(loc.pe);
-		mapped[loc.dev]++;
+		for (uint32_t i = 0; i < span; i++) {
+			uint32_t pe = loc.pe + i;
+
+			if (!extmap_pe_valid(m, loc.dev, pe) || !extmap_bit(m->used[loc.dev], pe) ||
+			    extmap_bit(seen[loc.dev], pe)) {
+				bad = le + i;
+				goto out;
+			}
+			seen[loc.dev][pe / EXTMAP_WORD_BITS] |= extmap_mask(pe);
+			mapped[loc.dev]++;
+		}
 	}
 	for (unsigned dev = 0; dev < m->nr_devs; dev++)
 		if (mapped[dev] != m->nr_mapped[dev])

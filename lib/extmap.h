@@ -97,6 +97,15 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical);
  */
 int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
 /*
+ * extmap_map of le + i to pe + i for i < count, in one step where nothing
+ * is in the way (all unmapped and past the last run, all pe free): a
+ * decoder's run of entries costs a run, not count lookups.  Otherwise one
+ * by one, stopping at the first error, which it returns (the extents
+ * before it stay mapped).  -EINVAL for count 0 or a range out of the map
+ * or the device.
+ */
+int extmap_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe, uint32_t count);
+/*
  * Frees the pe; -ENOENT if le is unmapped; -ENOMEM as for extmap_map,
  * except at either end of a run (unmapping a range in order never needs a
  * page).
@@ -157,12 +166,13 @@ void extmap_dirty_clear(struct extmap *m);
 /* Unmapped (dev EXTMAP_NO_DEV) for an le out of range too. */
 struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);
 /*
- * How many le from le on (at least 1; 0 out of range) map as le does, each
- * to the next pe of the same device, or are all unmapped, by one run or
- * gap and no page: *loc is le's location.  Scans of the map use it to pass
- * a run in one step.
+ * How many le from le on (at least 1 and at most max; 0 out of range or
+ * for max 0) map as le does, each to the next pe of the same device, or
+ * are all unmapped, by one run or gap and no page: *loc is le's location.
+ * Scans of the map use it to pass a run in one step; it looks at a
+ * pointer per 64 le of what it returns.
  */
-uint32_t extmap_span(const struct extmap *m, uint32_t le, struct extmap_loc *loc);
+uint32_t extmap_span(const struct extmap *m, uint32_t le, uint32_t max, struct extmap_loc *loc);
 /*
  * le's entry itself, its group made a page (NULL without memory or out of
  * range), for tests that corrupt a map on purpose: a write through it

@@ -414,8 +414,9 @@ static int metadata_encode_entries(struct metadata_codec *c, const struct extmap
 {
 	while (le < m->nr_logical && c->pos < c->len) {
 		struct extmap_loc loc;
-		/* A run at a time: one lookup for all its entries. */
-		uint32_t span = extmap_span(m, le, &loc);
+		/* A run at a time, as far as the buffer goes: one lookup for all its entries. */
+		uint32_t span = extmap_span(m, le, (uint32_t)((c->len - c->pos) / METADATA_ENTRY_BYTES + 1),
+					    &loc);
 
 		for (uint32_t i = 0; i < span && c->pos < c->len; i++, le++) {
 			struct extmap_loc at = loc;
@@ -513,10 +514,28 @@ void metadata_pool_seal_crc(void *block0, uint32_t crc)
 	metadata_put_le((unsigned char *)block0 + METADATA_CRC_OFFSET, crc, 4);
 }
 
-/* Rebuild the map through extmap_map(), which refuses out-of-range and doubly used pe. */
+/* Entries le0 on, run_len of them from run: mapped in one step; -EUCLEAN for any refusal. */
+static int metadata_map_run(struct extmap *m, uint32_t le0, struct extmap_loc run,
+			    uint32_t run_len)
+{
+	int r;
+
+	if (!run_len || run.dev == EXTMAP_NO_DEV)
+		return 0;
+	r = extmap_map_run(m, le0, run.dev, run.pe, run_len);
+	return r == -ENOMEM ? r : r ? -EUCLEAN : 0;
+}
+
+/*
+ * Rebuild the map through extmap_map_run(), which refuses out-of-range and
+ * doubly used pe: entries that continue each other (one device, the next
+ * pe) go in as one run.
+ */
 static int metadata_map_decode(struct metadata_codec *c, const struct metadata_pool *p,
 			       struct extmap *m, uint32_t nr_logical)
 {
+	struct extmap_loc run = { .dev = EXTMAP_NO_DEV };
+	uint32_t le0 = 0, run_len = 0;
 	int r = extmap_init(m, nr_logical);
 
 	for (unsigned i = 0; !r && i < p->nr_devs; i++)
@@ -525,11 +544,22 @@ static int metadata_map_decode(struct metadata_codec *c, const struct metadata_p
 		struct extmap_loc loc = { 0 };
 
 		metadata_codec_entry(c, &loc);
-		if (loc.dev == EXTMAP_NO_DEV)
-			r = loc.pe ? -EUCLEAN : 0;
-		else if (extmap_map(m, le, loc.dev, loc.pe))
+		if (loc.dev == EXTMAP_NO_DEV && loc.pe) {
 			r = -EUCLEAN;
+			break;
+		}
+		if (run_len && loc.dev == run.dev && loc.dev != EXTMAP_NO_DEV &&
+		    loc.pe == run.pe + run_len) {
+			run_len++;
+			continue;
+		}
+		r = metadata_map_run(m, le0, run, run_len);
+		run = loc;
+		le0 = le;
+		run_len = 1;
 	}
+	if (!r)
+		r = metadata_map_run(m, le0, run, run_len);
 	/* Redundant by construction; cheap, and it is what the header promises callers. */
 	return r ? r : extmap_check(m, NULL);
 }

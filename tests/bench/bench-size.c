@@ -5,8 +5,8 @@
  *
  * For each size: the extent map of a new pool (one HDD filled in order, an
  * SSD of 1/32 its size), HOT extents scattered over it moved to the SSD,
- * the pass a decoder makes over that map (every entry, in order, into a
- * new map), a heat table with I/O on those extents and on as many others,
+ * the map's side of a decode (the runs of that map into a new one, as
+ * metadata_map_decode makes them, then extmap_check), a heat table with I/O on those extents and on as many others,
  * heat_top(20), and a tiering plan as tierd makes one (a list of the
  * extents that matter, built a run and a heat page at a time, then the
  * planner). Memory is what the map and the table hold; times are process
@@ -111,11 +111,14 @@ static double decode(const struct extmap *m)
 
 	for (unsigned d = 0; r == 0 && d < m->nr_devs; d++)
 		r = extmap_add_dev(&back, m->nr_pe[d], NULL);
+	/* As metadata_map_decode: entries that continue each other go in as one run. */
 	for (uint32_t le = 0; r == 0 && le < m->nr_logical; le += span) {
-		span = extmap_span(m, le, &loc);
-		for (uint32_t i = 0; r == 0 && i < span; i++)
-			r = extmap_map(&back, le + i, loc.dev, loc.pe + i);
+		span = extmap_span(m, le, UINT32_MAX, &loc);
+		if (loc.dev != EXTMAP_NO_DEV)
+			r = extmap_map_run(&back, le, loc.dev, loc.pe, span);
 	}
+	if (r == 0)
+		r = extmap_check(&back, NULL);
 	if (r < 0)
 		die("decode", r);
 	t = cpu_ms() - t;
@@ -186,7 +189,7 @@ static double plan(const struct extmap *m, const struct heat_table *h, size_t *m
 		uint32_t stop;
 
 		if (le == end)
-			end = le + extmap_span(m, le, &loc);
+			end = le + extmap_span(m, le, UINT32_MAX, &loc);
 		if (loc.dev != 1 && heat_next_used(h, le, le + 1) == le && heat_value(h, le) == 0 &&
 		    !heat_at(h, le)->moved_at) {
 			l.nr_unlisted += loc.dev == 0;

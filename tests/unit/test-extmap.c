@@ -504,12 +504,15 @@ static void model_compare(const struct model *s)
 
 	/* Every span says of each of its le what extmap_get says. */
 	for (uint32_t le = 0; le < s->nr_le; le += span) {
-		span = extmap_span(&s->m, le, &loc);
+		span = extmap_span(&s->m, le, 3, &loc);
+		CHECK(span >= 1 && span <= 3);
+		span = extmap_span(&s->m, le, UINT32_MAX, &loc);
 		CHECK(span >= 1 && span <= s->nr_le - le);
 		for (uint32_t i = 0; i < span; i++)
 			check_loc(&s->m, le + i, loc.dev, loc.dev == EXTMAP_NO_DEV ? 0 : loc.pe + i);
 	}
-	CHECK_UINT(extmap_span(&s->m, s->nr_le, &loc), 0);
+	CHECK_UINT(extmap_span(&s->m, s->nr_le, UINT32_MAX, &loc), 0);
+	CHECK_UINT(extmap_span(&s->m, 0, 0, &loc), 0);
 	for (unsigned dev = 0; dev < MODEL_DEVS; dev++) {
 		uint32_t nr_free = 0, nr_mapped = 0;
 
@@ -616,6 +619,46 @@ static void test_large(void)
 	CHECK(elapsed < 1.0);
 }
 
+/* A run of entries in one step, or one by one up to what is in the way. */
+static void test_map_run(void)
+{
+	struct extmap m;
+
+	init_two_devs(&m, 1000, 700, 300);
+	CHECK_INT(extmap_map_run(&m, 0, 0, 0, 0), -EINVAL);
+	CHECK_INT(extmap_map_run(&m, 990, 0, 0, 11), -EINVAL);
+	CHECK_INT(extmap_map_run(&m, 0, 1, 250, 51), -EINVAL);
+	CHECK_INT(extmap_map_run(&m, 0, 2, 0, 1), -EINVAL);
+	extmap_dirty_clear(&m);
+	CHECK_OK(extmap_map_run(&m, 10, 0, 100, 500));
+	CHECK_UINT(m.nr_runs, 1);
+	CHECK_UINT(m.nr_pages, 0);
+	CHECK_UINT(m.nr_free[0], 200);
+	CHECK_UINT(extmap_count_on_dev(&m, 0), 500);
+	check_loc(&m, 9, EXTMAP_NO_DEV, 0);
+	check_loc(&m, 10, 0, 100);
+	check_loc(&m, 509, 0, 599);
+	check_loc(&m, 510, EXTMAP_NO_DEV, 0);
+	CHECK_UINT(extmap_next_dirty(&m, 0), 0);
+	CHECK_UINT(extmap_next_dirty(&m, 7), 7); /* le 509 */
+	CHECK_UINT(extmap_next_dirty(&m, 8), UINT32_MAX);
+	/* Continuing the run extends it. */
+	CHECK_OK(extmap_map_run(&m, 510, 0, 600, 10));
+	CHECK_UINT(m.nr_runs, 1);
+	/* A pe in the way: mapped up to it, its error returned. */
+	CHECK_OK(extmap_map(&m, 700, 1, 5));
+	CHECK_INT(extmap_map_run(&m, 600, 1, 0, 10), -EBUSY);
+	check_loc(&m, 604, 1, 4);
+	check_loc(&m, 605, EXTMAP_NO_DEV, 0);
+	/* Before the last run: one by one, through pages. */
+	CHECK_OK(extmap_map_run(&m, 0, 1, 20, 10));
+	check_loc(&m, 0, 1, 20);
+	check_loc(&m, 9, 1, 29);
+	CHECK_UINT(extmap_count_on_dev(&m, 1), 16);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
 /*
  * A 16 TiB pool of 4 MiB extents (tests/bench/bench-map times 1 to 200
  * TiB): a run for the whole HDD, a pointer per 64 extents, a page for each
@@ -652,7 +695,7 @@ static void test_nas_size(void)
 	/* What a decoder does: every le again, in order. */
 	init_two_devs(&back, nr, hdd_pe, 16384);
 	for (uint32_t le = 0; le < nr; le += span) {
-		span = extmap_span(&m, le, &loc);
+		span = extmap_span(&m, le, UINT32_MAX, &loc);
 		for (uint32_t i = 0; i < span; i++)
 			CHECK_OK(extmap_map(&back, le + i, loc.dev, loc.pe + i));
 		n++;
@@ -856,6 +899,7 @@ int main(void)
 	test_fill_linear();
 	test_check_catches_corruption();
 	test_against_model();
+	test_map_run();
 	test_nas_size();
 	test_drop_dev();
 	test_plan_evacuate();

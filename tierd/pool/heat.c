@@ -620,7 +620,7 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 		int tier;
 
 		if (le == end)
-			end = le + extmap_span(&p->sp.map, le, &loc);
+			end = le + extmap_span(&p->sp.map, le, UINT32_MAX, &loc);
 		tier = loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier;
 		pin = pool_pin_at(pins, nr_pins, &next_pin, le);
 		if (tier != METADATA_TIER_SSD && !(pin && pin->ssd) && pool_heat_page(p, le)) {

@@ -245,14 +245,14 @@ int state_map_load(struct state *st, struct state_pool *p)
 		why = run_invalid(p, &v, prev_end);
 		if (why)
 			goto bad;
-		for (int64_t i = 0; i < v.nr; i++) {
-			r = extmap_map(&p->map, (uint32_t)(v.le + i), (unsigned)v.dev,
-				       (uint32_t)(v.pe + i));
-			if (r < 0) {
-				/* In range and after the run before: only a pe used twice is left. */
-				why = "one of its physical extents is mapped twice";
-				goto bad;
-			}
+		r = extmap_map_run(&p->map, (uint32_t)v.le, (unsigned)v.dev, (uint32_t)v.pe,
+				   (uint32_t)v.nr);
+		if (r == -ENOMEM)
+			goto out;
+		if (r < 0) {
+			/* In range and after the run before: only a pe used twice is left. */
+			why = "one of its physical extents is mapped twice";
+			goto bad;
 		}
 		prev_end = v.le + v.nr;
 	}
