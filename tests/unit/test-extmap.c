@@ -619,6 +619,33 @@ static void test_large(void)
 	CHECK(elapsed < 1.0);
 }
 
+/* Unmapping either end of a run shortens it, without a page; the rest stays where it was. */
+static void test_trim_runs(void)
+{
+	struct extmap m;
+
+	init_two_devs(&m, 300, 300, 10);
+	CHECK_INT(extmap_fill_linear(&m, 0), 300);
+	CHECK_OK(extmap_unmap(&m, 0));
+	CHECK_OK(extmap_unmap(&m, 299));
+	CHECK_UINT(m.nr_runs, 1);
+	CHECK_UINT(m.nr_pages, 0);
+	check_loc(&m, 0, EXTMAP_NO_DEV, 0);
+	check_loc(&m, 1, 0, 1);
+	check_loc(&m, 298, 0, 298);
+	check_loc(&m, 299, EXTMAP_NO_DEV, 0);
+	CHECK_UINT(m.nr_free[0], 2);
+	CHECK_CONSISTENT(&m);
+	/* Down to nothing: the run goes. */
+	for (uint32_t le = 1; le < 299; le++)
+		CHECK_OK(extmap_unmap(&m, le));
+	CHECK_UINT(m.nr_runs, 0);
+	CHECK_UINT(m.nr_pages, 0);
+	CHECK_UINT(m.nr_free[0], 300);
+	CHECK_CONSISTENT(&m);
+	extmap_destroy(&m);
+}
+
 /* A run of entries in one step, or one by one up to what is in the way. */
 static void test_map_run(void)
 {
@@ -899,6 +926,7 @@ int main(void)
 	test_fill_linear();
 	test_check_catches_corruption();
 	test_against_model();
+	test_trim_runs();
 	test_map_run();
 	test_nas_size();
 	test_drop_dev();
