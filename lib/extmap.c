@@ -16,11 +16,6 @@ static size_t extmap_words(uint32_t nr_pe)
 	return ((size_t)nr_pe + EXTMAP_WORD_BITS - 1) / EXTMAP_WORD_BITS;
 }
 
-static bool extmap_bit(const uint64_t *bits, uint32_t i)
-{
-	return bits[i / EXTMAP_WORD_BITS] >> (i % EXTMAP_WORD_BITS) & 1;
-}
-
 static uint64_t extmap_mask(uint32_t i)
 {
 	return UINT64_C(1) << (i % EXTMAP_WORD_BITS);
@@ -31,15 +26,16 @@ static bool extmap_pe_valid(const struct extmap *m, unsigned dev, uint32_t pe)
 	return dev < m->nr_devs && pe < m->nr_pe[dev];
 }
 
+/* Only where pe's leaf of the bitmap is made (extmap_hold_pe): it cannot fail then. */
 static void extmap_set_used(struct extmap *m, unsigned dev, uint32_t pe)
 {
-	m->used[dev][pe / EXTMAP_WORD_BITS] |= extmap_mask(pe);
+	bitset_set(&m->used[dev], pe);
 	m->nr_free[dev]--;
 }
 
 static void extmap_clear_used(struct extmap *m, unsigned dev, uint32_t pe)
 {
-	m->used[dev][pe / EXTMAP_WORD_BITS] &= ~extmap_mask(pe);
+	bitset_clear(&m->used[dev], pe);
 	m->nr_free[dev]++;
 	if (pe / EXTMAP_WORD_BITS < m->free_hint[dev])
 		m->free_hint[dev] = pe / EXTMAP_WORD_BITS;
@@ -73,6 +69,15 @@ static void extmap_mark_dirty_groups(struct extmap *m, uint32_t first, uint32_t 
 }
 
 #define EXTMAP_PAGE EXTMAP_DIRTY_GROUP
+
+/*
+ * Make the leaf of the used bitmap that holds pe, so that setting or
+ * clearing pe's bit cannot fail: a device all used or all free has none.
+ */
+static int extmap_hold_pe(struct extmap *m, unsigned dev, uint32_t pe)
+{
+	return bitset_hold(&m->used[dev], pe);
+}
 
 static uint32_t extmap_nr_groups(uint32_t nr_logical)
 {
@@ -108,20 +113,26 @@ static struct extmap_loc extmap_base(const struct extmap *m, uint32_t le)
 				    .pe = m->runs[r].pe + (le - m->runs[r].first) };
 }
 
+static struct extmap_loc *extmap_pg(const struct extmap *m, uint32_t g)
+{
+	return pagedir_get(&m->pages, g);
+}
+
 /* le's group as a page, made from the runs if it was none; NULL without memory. */
 static struct extmap_loc *extmap_page(struct extmap *m, uint32_t le)
 {
 	uint32_t g = le / EXTMAP_PAGE, first = g * EXTMAP_PAGE;
-	struct extmap_loc *pg = m->page[g];
+	struct extmap_loc *pg = extmap_pg(m, g);
 
 	if (pg)
 		return pg;
 	pg = malloc(EXTMAP_PAGE * sizeof(*pg));
-	if (!pg)
+	if (!pg || pagedir_set(&m->pages, g, pg) < 0) {
+		free(pg);
 		return NULL;
+	}
 	for (uint32_t i = 0; i < EXTMAP_PAGE; i++)
 		pg[i] = first + i < m->nr_logical ? extmap_base(m, first + i) : extmap_unmapped;
-	m->page[g] = pg;
 	m->nr_pages++;
 	return pg;
 }
@@ -129,17 +140,17 @@ static struct extmap_loc *extmap_page(struct extmap *m, uint32_t le)
 /* Whether any group of le [from, to) is a page. */
 static bool extmap_any_page(const struct extmap *m, uint32_t from, uint32_t to)
 {
-	for (uint32_t g = from / EXTMAP_PAGE; from < to && g <= (to - 1) / EXTMAP_PAGE; g++)
-		if (m->page[g])
-			return true;
-	return false;
+	if (from >= to)
+		return false;
+	return pagedir_next(&m->pages, from / EXTMAP_PAGE, (to - 1) / EXTMAP_PAGE + 1) <=
+	       (to - 1) / EXTMAP_PAGE;
 }
 
 /* Every group of le [from, to) is a page: nothing there is the runs' to say. */
 static bool extmap_all_paged(const struct extmap *m, uint32_t from, uint32_t to)
 {
 	for (uint32_t g = from / EXTMAP_PAGE; from < to && g <= (to - 1) / EXTMAP_PAGE; g++)
-		if (!m->page[g])
+		if (!extmap_pg(m, g))
 			return false;
 	return true;
 }
@@ -153,7 +164,7 @@ static bool extmap_append(struct extmap *m, uint32_t le, unsigned dev, uint32_t 
 	struct extmap_run *last = m->nr_runs ? &m->runs[m->nr_runs - 1] : NULL;
 	uint32_t end = last ? last->first + last->count : 0;
 
-	if (m->page[le / EXTMAP_PAGE] || le < end)
+	if (extmap_pg(m, le / EXTMAP_PAGE) || le < end)
 		return false;
 	/* A run may pass over paged le (their pages win), never over unmapped ones. */
 	if (last && last->dev == dev && (uint64_t)last->pe + (le - last->first) == pe &&
@@ -182,7 +193,7 @@ static bool extmap_trim(struct extmap *m, uint32_t le)
 	uint32_t r;
 	struct extmap_run *run;
 
-	if (m->page[le / EXTMAP_PAGE])
+	if (extmap_pg(m, le / EXTMAP_PAGE))
 		return false;
 	r = extmap_run_find(m, le, &in);
 	if (!in)
@@ -220,37 +231,12 @@ static int extmap_put(struct extmap *m, uint32_t le, struct extmap_loc loc)
 	return 0;
 }
 
-/* The bits of word i / 64 that [i, i + count) covers, and how many they are. */
-static uint64_t extmap_word_mask(uint32_t i, uint32_t count, uint32_t *n)
-{
-	uint32_t bit = i % EXTMAP_WORD_BITS;
-
-	*n = EXTMAP_WORD_BITS - bit < count ? EXTMAP_WORD_BITS - bit : count;
-	return (*n == EXTMAP_WORD_BITS ? ~UINT64_C(0) : ((UINT64_C(1) << *n) - 1)) << bit;
-}
-
-/* Whether bits [i, i + count) are all set (set) or all clear, a word at a time. */
-static bool extmap_bits_all(const uint64_t *bits, uint32_t i, uint32_t count, bool set)
-{
-	for (uint32_t n; count; i += n, count -= n) {
-		uint64_t mask = extmap_word_mask(i, count, &n);
-
-		if ((bits[i / EXTMAP_WORD_BITS] & mask) != (set ? mask : 0))
-			return false;
-	}
-	return true;
-}
-
-static void extmap_bits_set(uint64_t *bits, uint32_t i, uint32_t count)
-{
-	for (uint32_t n; count; i += n, count -= n)
-		bits[i / EXTMAP_WORD_BITS] |= extmap_word_mask(i, count, &n);
-}
-
 static int extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 {
-	int r = extmap_put(m, le, (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe });
+	int r = extmap_hold_pe(m, dev, pe);
 
+	if (r == 0)
+		r = extmap_put(m, le, (struct extmap_loc){ .dev = (uint16_t)dev, .pe = pe });
 	if (r < 0)
 		return r;
 	m->nr_mapped[dev]++;
@@ -259,26 +245,10 @@ static int extmap_set_loc(struct extmap *m, uint32_t le, unsigned dev, uint32_t 
 	return 0;
 }
 
-/* Lowest free pe >= from on dev, or UINT32_MAX; skips whole words so it is O(words). */
+/* Lowest free pe >= from on dev, or UINT32_MAX; passes a full leaf of the bitmap at once. */
 static uint32_t extmap_find_free(const struct extmap *m, unsigned dev, uint64_t from)
 {
-	const uint64_t *used = m->used[dev];
-	size_t nr_words = extmap_words(m->nr_pe[dev]);
-	size_t w = from / EXTMAP_WORD_BITS;
-	uint64_t free_bits;
-	uint64_t pe;
-
-	if (from >= m->nr_pe[dev])
-		return UINT32_MAX;
-	free_bits = ~used[w] & (~UINT64_C(0) << (from % EXTMAP_WORD_BITS));
-	while (!free_bits) {
-		if (++w == nr_words)
-			return UINT32_MAX;
-		free_bits = ~used[w];
-	}
-	/* Padding bits past nr_pe read as free; anything found there means none. */
-	pe = (uint64_t)w * EXTMAP_WORD_BITS + (unsigned)__builtin_ctzll(free_bits);
-	return pe < m->nr_pe[dev] ? (uint32_t)pe : UINT32_MAX;
+	return from >= m->nr_pe[dev] ? UINT32_MAX : bitset_next_clear(&m->used[dev], (uint32_t)from);
 }
 
 int extmap_init(struct extmap *m, uint32_t nr_logical)
@@ -305,11 +275,11 @@ static void extmap_runs_forget_dev(struct extmap *m, unsigned dev)
 
 static void extmap_pages_free(struct extmap *m, uint32_t from, uint32_t to)
 {
-	for (uint32_t g = from; g < to; g++) {
-		if (m->page[g])
-			m->nr_pages--;
-		free(m->page[g]);
-		m->page[g] = NULL;
+	for (uint32_t g = pagedir_next(&m->pages, from, to); g < to;
+	     g = pagedir_next(&m->pages, g + 1, to)) {
+		free(extmap_pg(m, g));
+		pagedir_set(&m->pages, g, NULL); /* its leaf is made: cannot fail */
+		m->nr_pages--;
 	}
 }
 
@@ -317,30 +287,26 @@ void extmap_destroy(struct extmap *m)
 {
 	if (!m)
 		return;
-	if (m->page)
-		extmap_pages_free(m, 0, extmap_nr_groups(m->nr_logical));
-	free(m->page);
+	extmap_pages_free(m, 0, m->pages.nr);
+	pagedir_destroy(&m->pages);
 	free(m->runs);
 	free(m->dirty);
 	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)
-		free(m->used[dev]);
+		bitset_destroy(&m->used[dev]);
 	memset(m, 0, sizeof(*m));
 }
 
 int extmap_add_dev(struct extmap *m, uint32_t nr_pe, unsigned *dev_out)
 {
-	uint64_t *used;
 	unsigned dev;
 
 	if (!m || !nr_pe)
 		return -EINVAL;
 	if (m->nr_devs >= EXTMAP_MAX_DEVS)
 		return -ENOSPC;
-	used = calloc(extmap_words(nr_pe), sizeof(*used));
-	if (!used)
+	if (bitset_init(&m->used[m->nr_devs], nr_pe) < 0)
 		return -ENOMEM;
 	dev = m->nr_devs++;
-	m->used[dev] = used;
 	m->nr_pe[dev] = nr_pe;
 	m->nr_free[dev] = nr_pe;
 	m->nr_mapped[dev] = 0;
@@ -358,8 +324,7 @@ int extmap_remove_dev(struct extmap *m, unsigned dev)
 	if (m->nr_free[dev] != m->nr_pe[dev])
 		return -EBUSY;
 	extmap_runs_forget_dev(m, dev);
-	free(m->used[dev]);
-	m->used[dev] = NULL;
+	bitset_destroy(&m->used[dev]);
 	m->nr_pe[dev] = 0;
 	m->nr_free[dev] = 0;
 	m->nr_mapped[dev] = 0;
@@ -375,7 +340,7 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 	if (m->nr_free[dev] != m->nr_pe[dev])
 		return -EBUSY;
 	extmap_runs_forget_dev(m, dev);
-	free(m->used[dev]);
+	bitset_destroy(&m->used[dev]);
 	for (unsigned i = dev; i + 1 < m->nr_devs; i++) {
 		m->used[i] = m->used[i + 1];
 		m->nr_pe[i] = m->nr_pe[i + 1];
@@ -384,7 +349,7 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 		m->free_hint[i] = m->free_hint[i + 1];
 	}
 	m->nr_devs--;
-	m->used[m->nr_devs] = NULL;
+	memset(&m->used[m->nr_devs], 0, sizeof(m->used[m->nr_devs]));
 	m->nr_pe[m->nr_devs] = 0;
 	m->nr_free[m->nr_devs] = 0;
 	m->nr_mapped[m->nr_devs] = 0;
@@ -396,20 +361,23 @@ int extmap_drop_dev(struct extmap *m, unsigned dev)
 			extmap_mark_dirty_groups(m, m->runs[r].first / EXTMAP_PAGE,
 						 (m->runs[r].first + m->runs[r].count - 1) / EXTMAP_PAGE);
 		}
-	for (uint32_t g = 0; g < extmap_nr_groups(m->nr_logical); g++)
-		for (uint32_t i = 0; m->page[g] && i < EXTMAP_PAGE; i++)
-			if (m->page[g][i].dev != EXTMAP_NO_DEV && m->page[g][i].dev > dev) {
-				m->page[g][i].dev--;
+	for (uint32_t g = pagedir_next(&m->pages, 0, m->pages.nr); g < m->pages.nr;
+	     g = pagedir_next(&m->pages, g + 1, m->pages.nr)) {
+		struct extmap_loc *pg = extmap_pg(m, g);
+
+		for (uint32_t i = 0; i < EXTMAP_PAGE; i++)
+			if (pg[i].dev != EXTMAP_NO_DEV && pg[i].dev > dev) {
+				pg[i].dev--;
 				extmap_mark_dirty(m, g * EXTMAP_PAGE + i);
 			}
+	}
 	return 0;
 }
 
 int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 {
-	uint32_t old_groups, groups = extmap_nr_groups(nr_logical);
+	uint32_t groups = extmap_nr_groups(nr_logical);
 	size_t old_words, new_words;
-	struct extmap_loc **page;
 	uint64_t *dirty;
 
 	if (!m)
@@ -422,14 +390,11 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 			return -EBUSY;
 		le += n;
 	}
-	old_groups = m->page ? extmap_nr_groups(m->nr_logical) : 0;
 	if (!nr_logical) {
-		if (m->page)
-			extmap_pages_free(m, 0, old_groups);
-		free(m->page);
+		extmap_pages_free(m, 0, m->pages.nr);
+		pagedir_destroy(&m->pages);
 		free(m->dirty);
 		free(m->runs);
-		m->page = NULL;
 		m->dirty = NULL;
 		m->runs = NULL;
 		m->nr_runs = m->runs_cap = 0;
@@ -446,13 +411,8 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		memset(dirty + old_words, 0, (new_words - old_words) * sizeof(*dirty));
 		m->dirty = dirty;
 	}
-	if (groups > old_groups || !m->page) {
-		page = reallocarray(m->page, groups, sizeof(*page));
-		if (!page)
-			return -ENOMEM;
-		memset(page + old_groups, 0, (groups - old_groups) * sizeof(*page));
-		m->page = page;
-	}
+	if (groups > m->pages.nr && pagedir_resize(&m->pages, groups) < 0)
+		return -ENOMEM;
 	if (nr_logical < m->nr_logical) {
 		/* Runs end at the new end; pages past it go, a page cut short keeps unmapped le. */
 		while (m->nr_runs && m->runs[m->nr_runs - 1].first >= nr_logical)
@@ -460,11 +420,8 @@ int extmap_resize_logical(struct extmap *m, uint32_t nr_logical)
 		if (m->nr_runs && m->runs[m->nr_runs - 1].first +
 					  m->runs[m->nr_runs - 1].count > nr_logical)
 			m->runs[m->nr_runs - 1].count = nr_logical - m->runs[m->nr_runs - 1].first;
-		extmap_pages_free(m, groups, old_groups);
-		/* A failed shrink of the pointers leaves the larger block, which still serves. */
-		page = reallocarray(m->page, groups, sizeof(*page));
-		if (page)
-			m->page = page;
+		extmap_pages_free(m, groups, m->pages.nr);
+		pagedir_resize(&m->pages, groups); /* a shrink: cannot fail */
 	}
 	if (nr_logical > m->nr_logical)
 		extmap_mark_dirty_groups(m, m->nr_logical / EXTMAP_DIRTY_GROUP,
@@ -511,7 +468,7 @@ int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 		return -EINVAL;
 	if (extmap_get(m, le).dev != EXTMAP_NO_DEV)
 		return -EEXIST;
-	if (extmap_bit(m->used[dev], pe))
+	if (bitset_test(&m->used[dev], pe))
 		return -EBUSY;
 	return extmap_set_loc(m, le, dev, pe);
 }
@@ -529,10 +486,21 @@ int extmap_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe, uin
 	end = last ? last->first + last->count : 0;
 	/* Past the last run and no page: all unmapped; every pe free: a run, at once. */
 	if (le >= end && !extmap_any_page(m, le, le + count) &&
-	    extmap_bits_all(m->used[dev], pe, count, false) && extmap_append(m, le, dev, pe)) {
+	    bitset_all(&m->used[dev], pe, count, false)) {
+		struct extmap_run was = last ? *last : (struct extmap_run){ 0 };
+		uint32_t nr_runs = m->nr_runs;
+
+		if (!extmap_append(m, le, dev, pe))
+			return -ENOMEM;
+		/* All or nothing: the run appended goes again if its bits cannot be had. */
+		if (bitset_set_range(&m->used[dev], pe, count) < 0) {
+			m->nr_runs = nr_runs;
+			if (last)
+				*last = was;
+			return -ENOMEM;
+		}
 		last = &m->runs[m->nr_runs - 1];
 		last->count += count - 1;
-		extmap_bits_set(m->used[dev], pe, count);
 		m->nr_free[dev] -= count;
 		m->nr_mapped[dev] += count;
 		extmap_mark_dirty_groups(m, le / EXTMAP_DIRTY_GROUP,
@@ -553,7 +521,7 @@ int extmap_unmap(struct extmap *m, uint32_t le)
 	old = extmap_get(m, le);
 	if (old.dev == EXTMAP_NO_DEV)
 		return -ENOENT;
-	if (extmap_put(m, le, extmap_unmapped) < 0)
+	if (extmap_hold_pe(m, old.dev, old.pe) < 0 || extmap_put(m, le, extmap_unmapped) < 0)
 		return -ENOMEM;
 	m->nr_mapped[old.dev]--;
 	extmap_mark_dirty(m, le);
@@ -570,10 +538,11 @@ int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe)
 	old = extmap_get(m, le);
 	if (old.dev == EXTMAP_NO_DEV)
 		return -ENOENT;
-	if (extmap_bit(m->used[dev], pe))
+	if (bitset_test(&m->used[dev], pe))
 		return -EBUSY;
 	/* A mapped le lies within a run or a page: a page it is, or nothing changes. */
-	if (!extmap_page(m, le))
+	if (!extmap_page(m, le) || extmap_hold_pe(m, dev, pe) < 0 ||
+	    extmap_hold_pe(m, old.dev, old.pe) < 0)
 		return -ENOMEM;
 	extmap_set_loc(m, le, dev, pe);
 	m->nr_mapped[old.dev]--;
@@ -593,6 +562,8 @@ int extmap_alloc(struct extmap *m, unsigned dev, uint32_t *pe)
 	/* Only reachable when nr_free disagrees with the bitmap. */
 	if (found == UINT32_MAX)
 		return -ENOSPC;
+	if (extmap_hold_pe(m, dev, found) < 0)
+		return -ENOMEM;
 	m->free_hint[dev] = found / EXTMAP_WORD_BITS;
 	extmap_set_used(m, dev, found);
 	*pe = found;
@@ -603,8 +574,10 @@ int extmap_release(struct extmap *m, unsigned dev, uint32_t pe)
 {
 	if (!m || !extmap_pe_valid(m, dev, pe))
 		return -EINVAL;
-	if (!extmap_bit(m->used[dev], pe))
+	if (!bitset_test(&m->used[dev], pe))
 		return -ENOENT;
+	if (extmap_hold_pe(m, dev, pe) < 0)
+		return -ENOMEM;
 	extmap_clear_used(m, dev, pe);
 	return 0;
 }
@@ -634,7 +607,7 @@ int extmap_fill_linear(struct extmap *m, unsigned dev)
 			int r;
 
 			while (free_run < span && pe + free_run < m->nr_pe[dev] &&
-			       !extmap_bit(m->used[dev], pe + free_run))
+			       !bitset_test(&m->used[dev], pe + free_run))
 				free_run++;
 			r = extmap_map_run(m, le, dev, pe, free_run);
 			if (r < 0)
@@ -656,7 +629,7 @@ struct extmap_loc extmap_get(const struct extmap *m, uint32_t le)
 
 	if (!m || le >= m->nr_logical)
 		return extmap_unmapped;
-	pg = m->page[le / EXTMAP_PAGE];
+	pg = extmap_pg(m, le / EXTMAP_PAGE);
 	return pg ? pg[le % EXTMAP_PAGE] : extmap_base(m, le);
 }
 
@@ -668,26 +641,33 @@ uint32_t extmap_span(const struct extmap *m, uint32_t le, uint32_t max, struct e
 	*loc = extmap_get(m, le);
 	if (!m || le >= m->nr_logical || !max)
 		return 0;
-	if (m->page[le / EXTMAP_PAGE])
+	if (extmap_pg(m, le / EXTMAP_PAGE))
 		return 1;
 	r = extmap_run_find(m, le, &in);
 	end = in ? m->runs[r].first + m->runs[r].count :
 		   r < m->nr_runs ? m->runs[r].first : m->nr_logical;
 	if (end - le > max)
 		end = le + max;
-	/* Up to the next page, a group at a time. */
-	for (uint32_t g = le / EXTMAP_PAGE + 1; (uint64_t)g * EXTMAP_PAGE < end; g++)
-		if (m->page[g]) {
+	/* Up to the next page, passing a leaf of the directory without one at once. */
+	if (end - 1 >= (le / EXTMAP_PAGE + 1) * EXTMAP_PAGE) {
+		uint32_t g = pagedir_next(&m->pages, le / EXTMAP_PAGE + 1, (end - 1) / EXTMAP_PAGE + 1);
+
+		if ((uint64_t)g * EXTMAP_PAGE < end)
 			end = g * EXTMAP_PAGE;
-			break;
-		}
+	}
 	return end - le;
 }
 
 int extmap_hold(struct extmap *m, uint32_t le)
 {
+	struct extmap_loc loc;
+
 	if (!m || le >= m->nr_logical)
 		return -EINVAL;
+	loc = extmap_get(m, le);
+	/* The remap frees le's pe: its bit must change without memory too. */
+	if (loc.dev != EXTMAP_NO_DEV && extmap_hold_pe(m, loc.dev, loc.pe) < 0)
+		return -ENOMEM;
 	return extmap_page(m, le) ? 0 : -ENOMEM;
 }
 
@@ -707,12 +687,12 @@ uint64_t extmap_bytes(const struct extmap *m)
 
 	if (!m)
 		return 0;
-	bytes = (uint64_t)extmap_nr_groups(m->nr_logical) * sizeof(*m->page) +
+	bytes = pagedir_bytes(&m->pages) +
 		(uint64_t)m->nr_pages * EXTMAP_PAGE * sizeof(struct extmap_loc) +
 		(uint64_t)m->runs_cap * sizeof(*m->runs) +
 		extmap_dirty_words(m->nr_logical) * sizeof(uint64_t);
 	for (unsigned dev = 0; dev < m->nr_devs; dev++)
-		bytes += extmap_words(m->nr_pe[dev]) * sizeof(uint64_t);
+		bytes += bitset_bytes(&m->used[dev]);
 	return bytes;
 }
 
@@ -737,35 +717,29 @@ int extmap_same_mapping(const struct extmap *a, const struct extmap *b)
 	return 1;
 }
 
-/* Counter, hint and padding of one device against its bitmap. */
+/* Counter and hint of one device against its bitmap. */
 static bool extmap_dev_consistent(const struct extmap *m, unsigned dev)
 {
-	const uint64_t *used = m->used[dev];
-	size_t nr_words = extmap_words(m->nr_pe[dev]);
-	uint32_t tail = m->nr_pe[dev] % EXTMAP_WORD_BITS;
-	uint64_t nr_used = 0;
+	const struct bitset *used = &m->used[dev];
+	uint64_t below_hint = (uint64_t)m->free_hint[dev] * EXTMAP_WORD_BITS;
 
-	if (!used || !m->nr_pe[dev] || m->free_hint[dev] >= nr_words)
+	if (!m->nr_pe[dev] || used->nr != m->nr_pe[dev] || below_hint >= m->nr_pe[dev] ||
+	    !bitset_valid(used))
 		return false;
-	if (tail && used[nr_words - 1] >> tail)
+	if (below_hint && !bitset_all(used, 0, (uint32_t)below_hint, true))
 		return false;
-	for (size_t w = 0; w < nr_words; w++) {
-		if (w < m->free_hint[dev] && used[w] != ~UINT64_C(0))
-			return false;
-		nr_used += (unsigned)__builtin_popcountll(used[w]);
-	}
-	return m->nr_free[dev] == m->nr_pe[dev] - nr_used;
+	return m->nr_free[dev] == m->nr_pe[dev] - bitset_count(used);
 }
 
 int extmap_check(const struct extmap *m, uint32_t *bad_le)
 {
-	uint64_t *seen[EXTMAP_MAX_DEVS] = { NULL };
+	struct bitset seen[EXTMAP_MAX_DEVS] = { 0 };
 	uint32_t bad = UINT32_MAX, mapped[EXTMAP_MAX_DEVS] = { 0 };
 	int ret = -EUCLEAN;
 
 	if (!m)
 		return -EINVAL;
-	if (m->nr_devs > EXTMAP_MAX_DEVS || (m->nr_logical && !m->page))
+	if (m->nr_devs > EXTMAP_MAX_DEVS || m->pages.nr != extmap_nr_groups(m->nr_logical))
 		goto out;
 	/* Runs in order, apart, inside the volume, each on a device that has their pe. */
 	for (uint32_t r = 0; r < m->nr_runs; r++) {
@@ -782,8 +756,7 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 	for (unsigned dev = 0; dev < m->nr_devs; dev++) {
 		if (!extmap_dev_consistent(m, dev))
 			goto out;
-		seen[dev] = calloc(extmap_words(m->nr_pe[dev]), sizeof(*seen[dev]));
-		if (!seen[dev]) {
+		if (bitset_init(&seen[dev], m->nr_pe[dev]) < 0) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -796,21 +769,27 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 			continue;
 		/* A run at once when all is well; entry by entry to name the first bad le. */
 		if (loc.dev < m->nr_devs && (uint64_t)loc.pe + span <= m->nr_pe[loc.dev] &&
-		    extmap_bits_all(m->used[loc.dev], loc.pe, span, true) &&
-		    extmap_bits_all(seen[loc.dev], loc.pe, span, false)) {
-			extmap_bits_set(seen[loc.dev], loc.pe, span);
+		    bitset_all(&m->used[loc.dev], loc.pe, span, true) &&
+		    bitset_all(&seen[loc.dev], loc.pe, span, false)) {
+			if (bitset_set_range(&seen[loc.dev], loc.pe, span) < 0) {
+				ret = -ENOMEM;
+				goto out;
+			}
 			mapped[loc.dev] += span;
 			continue;
 		}
 		for (uint32_t i = 0; i < span; i++) {
 			uint32_t pe = loc.pe + i;
 
-			if (!extmap_pe_valid(m, loc.dev, pe) || !extmap_bit(m->used[loc.dev], pe) ||
-			    extmap_bit(seen[loc.dev], pe)) {
+			if (!extmap_pe_valid(m, loc.dev, pe) || !bitset_test(&m->used[loc.dev], pe) ||
+			    bitset_test(&seen[loc.dev], pe)) {
 				bad = le + i;
 				goto out;
 			}
-			seen[loc.dev][pe / EXTMAP_WORD_BITS] |= extmap_mask(pe);
+			if (bitset_set(&seen[loc.dev], pe) < 0) {
+				ret = -ENOMEM;
+				goto out;
+			}
 			mapped[loc.dev]++;
 		}
 	}
@@ -820,7 +799,7 @@ int extmap_check(const struct extmap *m, uint32_t *bad_le)
 	ret = 0;
 out:
 	for (unsigned dev = 0; dev < EXTMAP_MAX_DEVS; dev++)
-		free(seen[dev]);
+		bitset_destroy(&seen[dev]);
 	if (ret == -EUCLEAN && bad_le)
 		*bad_le = bad;
 	return ret;
@@ -857,17 +836,19 @@ int extmap_plan_evacuate(struct extmap *m, unsigned gone, const uint32_t *reserv
 
 		if (extmap_get(m, le).dev != gone)
 			continue;
-		/* The remap of each destination must not fail: its page comes now. */
-		if (extmap_hold(m, le) < 0) {
+		while (dev == gone || !left[dev])
+			dev++;
+		/*
+		 * The remap of each destination must not fail: le's page and the
+		 * leaves of both pe come now. left[dev] counts free pe of dev, so
+		 * only memory can be wanting.
+		 */
+		if (extmap_hold(m, le) < 0 || extmap_alloc(m, dev, &pe) < 0) {
 			for (uint32_t i = 0; i < n; i++)
 				extmap_release(m, v[i].dev, v[i].pe);
 			free(v);
 			return -ENOMEM;
 		}
-		while (dev == gone || !left[dev])
-			dev++;
-		/* Cannot fail: left[dev] counts free pe of dev. */
-		extmap_alloc(m, dev, &pe);
 		left[dev]--;
 		v[n++] = (struct extmap_dest){ .le = le, .dev = (uint16_t)dev, .pe = pe };
 	}

@@ -4,6 +4,9 @@
 
 #include <stdint.h>
 
+#include "bitset.h"
+#include "pagedir.h"
+
 /*
  * The extent map of a pool: logical extent le of the volume is either
  * unmapped or lives at physical extent pe of pool device dev.
@@ -14,10 +17,10 @@
  * pool.  A page holds the locations of one group of EXTMAP_DIRTY_GROUP le
  * one by one; it is made when an le of its group leaves what the runs say,
  * and from then on the page alone says where its group's le are.  So the
- * map costs 8 bytes per group (a pointer), 528 per group in which
- * something moved, and a bit per physical extent: 13 MB for a 200 TiB pool
- * of 4 MiB extents that nothing has moved in, where an entry per extent
- * took 400 MB.
+ * map costs 512 bytes per group in which something moved, the pointers
+ * to those pages (pagedir.h: 4 KiB per 512 groups that have one, 8 bytes
+ * per 512 that have none), and a bitmap of the physical extents used that holds
+ * bits only where a device is neither all used nor all free (bitset.h).
  *
  * A physical extent is "used" when a logical extent maps to it or when it
  * is reserved by extmap_alloc() as a migration destination.  The map has
@@ -54,7 +57,7 @@ struct extmap_run {
 
 struct extmap {
 	uint32_t nr_logical;
-	struct extmap_loc **page; /* per group of EXTMAP_DIRTY_GROUP le; NULL: as the runs say */
+	struct pagedir pages; /* a page per group of EXTMAP_DIRTY_GROUP le; NULL: as the runs say */
 	uint32_t nr_pages;        /* pages allocated */
 	/* By first, not overlapping; an le in none of them and in no page is unmapped. */
 	struct extmap_run *runs;
@@ -64,8 +67,8 @@ struct extmap {
 	uint32_t nr_pe[EXTMAP_MAX_DEVS];
 	uint32_t nr_free[EXTMAP_MAX_DEVS];
 	uint32_t nr_mapped[EXTMAP_MAX_DEVS]; /* logical extents on each device */
-	uint64_t *used[EXTMAP_MAX_DEVS]; /* bit per pe; bits past nr_pe stay 0 */
-	/* Every bitmap word below this index is full: allocation starts here. */
+	struct bitset used[EXTMAP_MAX_DEVS]; /* bit per pe */
+	/* Every pe below 64 times this is used: allocation starts here. */
 	uint32_t free_hint[EXTMAP_MAX_DEVS];
 };
 
@@ -106,15 +109,17 @@ int extmap_map(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
  */
 int extmap_map_run(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe, uint32_t count);
 /*
- * Frees the pe; -ENOENT if le is unmapped; -ENOMEM as for extmap_map,
- * except at either end of a run (unmapping a range in order never needs a
- * page).
+ * Frees the pe; -ENOENT if le is unmapped; -ENOMEM (nothing changed) when
+ * le needs a page (not at either end of a run: unmapping a range in order
+ * needs none) or its pe a leaf of the device's bitmap (a device all used
+ * has none).  Neither once le is held (extmap_hold).
  */
 int extmap_unmap(struct extmap *m, uint32_t le);
 /*
- * Make le's group a page now, so that a later extmap_remap() of le cannot
- * fail for want of memory.  0 or -ENOMEM (nothing changed); -EINVAL out of
- * range.  Pages stay until the map shrinks past them.
+ * Make le's group a page now, and the leaf of the used bitmap that holds
+ * le's pe, so that a later extmap_remap() or extmap_unmap() of le cannot
+ * fail for want of memory.  0 or -ENOMEM; -EINVAL out of range.  Pages
+ * stay until the map shrinks past them, leaves until the map goes.
  */
 int extmap_hold(struct extmap *m, uint32_t le);
 /*
@@ -126,7 +131,11 @@ int extmap_hold(struct extmap *m, uint32_t le);
  */
 int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
 
-/* Reserve the lowest free pe of dev without mapping it; -ENOSPC when full. */
+/*
+ * Reserve the lowest free pe of dev without mapping it; -ENOSPC when full,
+ * -ENOMEM when its leaf of the bitmap cannot be made.  The leaf stays, so
+ * releasing the pe, and remapping an le to or from it, needs no memory.
+ */
 int extmap_alloc(struct extmap *m, unsigned dev, uint32_t *pe);
 /*
  * Undo extmap_alloc(); -ENOENT if pe is free.  Releasing a mapped pe

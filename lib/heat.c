@@ -152,13 +152,18 @@ int heat_table_init(struct heat_table *t, uint32_t nr)
 	return r;
 }
 
+static struct heat_extent *heat_pg(const struct heat_table *t, uint32_t k)
+{
+	return pagedir_get(&t->pages, k);
+}
+
 static void heat_pages_free(struct heat_table *t, uint32_t from, uint32_t to)
 {
-	for (uint32_t k = from; k < to; k++) {
-		if (t->page[k])
-			t->nr_pages_used--;
-		free(t->page[k]);
-		t->page[k] = NULL;
+	for (uint32_t k = pagedir_next(&t->pages, from, to); k < to;
+	     k = pagedir_next(&t->pages, k + 1, to)) {
+		free(heat_pg(t, k));
+		pagedir_set(&t->pages, k, NULL); /* its leaf is made: cannot fail */
+		t->nr_pages_used--;
 	}
 }
 
@@ -166,16 +171,15 @@ void heat_table_destroy(struct heat_table *t)
 {
 	if (!t)
 		return;
-	if (t->page)
-		heat_pages_free(t, 0, heat_nr_pages(t));
-	free(t->page);
+	heat_pages_free(t, 0, t->pages.nr);
+	pagedir_destroy(&t->pages);
 	free(t->dirty);
 	memset(t, 0, sizeof(*t));
 }
 
 uint64_t heat_table_bytes(const struct heat_table *t)
 {
-	return (uint64_t)heat_nr_pages(t) * sizeof(*t->page) + heat_nr_chunks(t) +
+	return pagedir_bytes(&t->pages) + heat_nr_chunks(t) +
 	       (uint64_t)t->nr_pages_used * HEAT_PAGE * sizeof(struct heat_extent);
 }
 
@@ -195,13 +199,17 @@ static void heat_mark(struct heat_table *t, uint32_t first, uint32_t nr)
 /* Page k of t, allocated (cold) if it was not; NULL without memory. */
 static struct heat_extent *heat_page_get(struct heat_table *t, uint32_t k)
 {
-	if (!t->page[k]) {
-		t->page[k] = calloc(HEAT_PAGE, sizeof(struct heat_extent));
-		if (!t->page[k])
-			return NULL;
-		t->nr_pages_used++;
+	struct heat_extent *pg = heat_pg(t, k);
+
+	if (pg)
+		return pg;
+	pg = calloc(HEAT_PAGE, sizeof(*pg));
+	if (!pg || pagedir_set(&t->pages, k, pg) < 0) {
+		free(pg);
+		return NULL;
 	}
-	return t->page[k];
+	t->nr_pages_used++;
+	return pg;
 }
 
 struct heat_extent *heat_at_mut(struct heat_table *t, uint32_t i)
@@ -225,11 +233,14 @@ uint32_t heat_next_used(const struct heat_table *t, uint32_t i, uint32_t end)
 		end = t->nr;
 	if (i >= end)
 		return end;
-	if (t->page[i / HEAT_PAGE])
+	if (heat_pg(t, i / HEAT_PAGE))
 		return i;
-	for (uint32_t k = i / HEAT_PAGE + 1; (uint64_t)k * HEAT_PAGE < end; k++)
-		if (t->page[k])
+	if ((uint64_t)(i / HEAT_PAGE + 1) * HEAT_PAGE < end) {
+		uint32_t k = pagedir_next(&t->pages, i / HEAT_PAGE + 1, (end - 1) / HEAT_PAGE + 1);
+
+		if ((uint64_t)k * HEAT_PAGE < end)
 			return k * HEAT_PAGE;
+	}
 	return end;
 }
 
@@ -240,7 +251,7 @@ int heat_set(struct heat_table *t, uint32_t i, double heat)
 	if (!t || i >= t->nr)
 		return -EINVAL;
 	/* Cold where nothing is allocated already: no page for nothing. */
-	if (heat == 0 && !t->page[i / HEAT_PAGE])
+	if (heat == 0 && !heat_pg(t, i / HEAT_PAGE))
 		return 0;
 	e = heat_at_mut(t, i);
 	if (!e)
@@ -255,7 +266,7 @@ int heat_set_moved(struct heat_table *t, uint32_t i, uint32_t when)
 
 	if (!t || i >= t->nr)
 		return -EINVAL;
-	if (!when && !t->page[i / HEAT_PAGE])
+	if (!when && !heat_pg(t, i / HEAT_PAGE))
 		return 0;
 	e = heat_at_mut(t, i);
 	if (!e)
@@ -277,21 +288,18 @@ void heat_chunk_clean(struct heat_table *t, uint32_t k)
 
 int heat_table_resize(struct heat_table *t, uint32_t nr)
 {
-	struct heat_extent **page;
 	uint32_t old_chunks, chunks = (uint32_t)(((uint64_t)nr + HEAT_CHUNK - 1) / HEAT_CHUNK);
 	uint32_t old_pages, pages = (uint32_t)(((uint64_t)nr + HEAT_PAGE - 1) / HEAT_PAGE);
 	uint8_t *dirty;
 
 	if (!t)
 		return -EINVAL;
-	old_pages = t->page ? heat_nr_pages(t) : 0;
+	old_pages = t->pages.nr;
 	/* realloc(p, 0) may or may not free: keep "no extents" as NULL arrays. */
 	if (!nr) {
-		if (t->page)
-			heat_pages_free(t, 0, old_pages);
-		free(t->page);
+		heat_pages_free(t, 0, old_pages);
+		pagedir_destroy(&t->pages);
 		free(t->dirty);
-		t->page = NULL;
 		t->dirty = NULL;
 		t->nr = 0;
 		return 0;
@@ -301,22 +309,15 @@ int heat_table_resize(struct heat_table *t, uint32_t nr)
 	if (!dirty)
 		return -ENOMEM;
 	t->dirty = dirty;
+	if (pages > old_pages && pagedir_resize(&t->pages, pages) < 0)
+		return -ENOMEM;
 	if (pages < old_pages) {
 		heat_pages_free(t, pages, old_pages);
-		old_pages = pages;
+		pagedir_resize(&t->pages, pages); /* a shrink: cannot fail */
 	}
-	page = realloc(t->page, (size_t)pages * sizeof(*page));
-	/* Fewer pointers than there were fit in the old array just as well. */
-	if (!page && pages > old_pages)
-		return -ENOMEM;
-	if (!page)
-		page = t->page;
-	for (uint32_t k = old_pages; k < pages; k++)
-		page[k] = NULL;
-	t->page = page;
 	/* Extents past the end of a page kept in part are cold, for when the table grows again. */
-	if (nr < t->nr && nr % HEAT_PAGE && page[pages - 1])
-		memset(&page[pages - 1][nr % HEAT_PAGE], 0,
+	if (nr < t->nr && nr % HEAT_PAGE && heat_pg(t, pages - 1))
+		memset(&heat_pg(t, pages - 1)[nr % HEAT_PAGE], 0,
 		       (HEAT_PAGE - nr % HEAT_PAGE) * sizeof(struct heat_extent));
 	/* The last old chunk gains or loses extents: it changed too. */
 	for (uint32_t k = old_chunks ? old_chunks - 1 : 0; k < chunks; k++)
@@ -330,10 +331,11 @@ static void heat_rescale(struct heat_table *t, double factor)
 {
 	double k = factor / heat_scale(t);
 
-	for (uint32_t pg = 0; pg < heat_nr_pages(t); pg++) {
-		struct heat_extent *e = t->page[pg];
+	for (uint32_t pg = pagedir_next(&t->pages, 0, t->pages.nr); pg < t->pages.nr;
+	     pg = pagedir_next(&t->pages, pg + 1, t->pages.nr)) {
+		struct heat_extent *e = heat_pg(t, pg);
 
-		for (uint32_t i = 0; e && i < HEAT_PAGE; i++) {
+		for (uint32_t i = 0; i < HEAT_PAGE; i++) {
 			double heat = e[i].heat * k;
 
 			/* Dirty or not: the store keeps what it had, which decays the same. */
@@ -396,7 +398,7 @@ static double heat_sum_scaled(const struct heat_table *t, uint32_t first, uint32
 	double sum = 0;
 
 	while (i < end) {
-		const struct heat_extent *pg = t->page[i / HEAT_PAGE];
+		const struct heat_extent *pg = heat_pg(t, i / HEAT_PAGE);
 		uint32_t stop = (i / HEAT_PAGE + 1) * HEAT_PAGE;
 
 		for (stop = stop < end ? stop : end; i < stop; i++)
@@ -440,7 +442,7 @@ int heat_apply_shared(struct heat_table *t, const struct heat_params *p,
 	sum = heat_sum_scaled(t, first, nr);
 	score = heat_score(p, a);
 	for (uint32_t i = 0; i < nr; i++) {
-		struct heat_extent *e = &t->page[(first + i) / HEAT_PAGE][(first + i) % HEAT_PAGE];
+		struct heat_extent *e = &heat_pg(t, (first + i) / HEAT_PAGE)[(first + i) % HEAT_PAGE];
 
 		w = sum > 0 ? e->heat / (2 * sum) + 0.5 / nr : 1.0 / nr;
 		if (share)
@@ -539,7 +541,7 @@ int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr
 	if (!m)
 		return 0;
 	while (i < t->nr) {
-		if (have == m && !t->page[i / HEAT_PAGE]) {
+		if (have == m && !heat_pg(t, i / HEAT_PAGE)) {
 			i = heat_next_used(t, i, t->nr);
 			continue;
 		}

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "pagedir.h"
 #include "statsparse.h"
 
 /*
@@ -70,7 +71,7 @@ _Static_assert(HEAT_CHUNK % HEAT_PAGE == 0, "a stored row is whole pages");
  */
 struct heat_table {
 	uint32_t nr;
-	struct heat_extent **page; /* per HEAT_PAGE extents; NULL: all cold, never moved, no I/O */
+	struct pagedir pages;      /* a page per HEAT_PAGE extents; NULL: all cold, never moved, no I/O */
 	uint32_t nr_pages_used;    /* pages allocated */
 	uint64_t last_sample_ns;   /* 0: no sample yet */
 	double scale;              /* >= 1; 0 in a zeroed table reads as 1 */
@@ -101,7 +102,7 @@ static inline uint32_t heat_nr_pages(const struct heat_table *t)
 /* Extent i (i < t->nr), read only: heat_extent_cold where its page is not allocated. */
 static inline const struct heat_extent *heat_at(const struct heat_table *t, uint32_t i)
 {
-	const struct heat_extent *pg = t->page[i / HEAT_PAGE];
+	const struct heat_extent *pg = pagedir_get(&t->pages, i / HEAT_PAGE);
 
 	return pg ? &pg[i % HEAT_PAGE] : &heat_extent_cold;
 }

@@ -436,7 +436,7 @@ static int metadata_encode_entries(struct metadata_codec *c, const struct extmap
 
 static bool metadata_map_matches(const struct metadata_pool *p, const struct extmap *m)
 {
-	if (m->nr_devs != p->nr_devs || (m->nr_logical && !m->page))
+	if (m->nr_devs != p->nr_devs || (m->nr_logical && !m->pages.leaf))
 		return false;
 	for (unsigned i = 0; i < p->nr_devs; i++)
 		if (m->nr_pe[i] != p->devs[i].nr_pe)

@@ -483,8 +483,8 @@ static void test_pages(void)
 	heat_params_default(&p);
 	CHECK_OK(heat_table_init(&t, NR));
 	CHECK_UINT(t.nr_pages_used, 0);
-	/* Pointers and chunk flags only: 8 bytes a page, a byte a chunk. */
-	CHECK_UINT(heat_table_bytes(&t), NR / HEAT_PAGE * 8 + NR / HEAT_CHUNK);
+	/* The directory and chunk flags only: 8 bytes per PAGEDIR_LEAF pages, a byte a chunk. */
+	CHECK_UINT(heat_table_bytes(&t), NR / HEAT_PAGE / PAGEDIR_LEAF * 8 + NR / HEAT_CHUNK);
 	CHECK_UINT(heat_next_used(&t, 0, NR), NR);
 	a[7] = reads(3, 0, KIB_SECTORS(12));
 	a[NR / 2] = writes(1, 0, KIB_SECTORS(4));
@@ -492,8 +492,10 @@ static void test_pages(void)
 	a[NR - 1] = reads(2, 0, KIB_SECTORS(8));
 	CHECK_OK(heat_apply(&t, &p, a, NR, T0));
 	CHECK_UINT(t.nr_pages_used, 3);
-	CHECK_UINT(heat_table_bytes(&t),
-		   NR / HEAT_PAGE * 8 + NR / HEAT_CHUNK + 3 * HEAT_PAGE * sizeof(struct heat_extent));
+	/* Three pages, each in a leaf of the directory of its own. */
+	CHECK_UINT(heat_table_bytes(&t), NR / HEAT_PAGE / PAGEDIR_LEAF * 8 + NR / HEAT_CHUNK +
+						 3 * PAGEDIR_LEAF * 8 +
+						 3 * HEAT_PAGE * sizeof(struct heat_extent));
 	CHECK_UINT(heat_next_used(&t, 0, NR), 0);
 	CHECK_UINT(heat_next_used(&t, 9, NR), 9);
 	CHECK_UINT(heat_next_used(&t, HEAT_PAGE, NR), NR / 2);
@@ -582,7 +584,7 @@ static void test_table(void)
 	CHECK_OK(heat_apply(&t, &p, a, 3, T0 + 1));
 	CHECK_OK(heat_table_resize(&t, 0));
 	CHECK_UINT(t.nr, 0);
-	CHECK(t.page == NULL);
+	CHECK(t.pages.leaf == NULL);
 	CHECK_UINT(t.nr_pages_used, 0);
 	CHECK_OK(heat_apply(&t, &p, NULL, 0, T0 + 2));
 	heat_table_destroy(&t);

@@ -521,7 +521,7 @@ static void expect_decode_fails(const void *buf, size_t len, int err)
 	struct extmap m;
 
 	CHECK_INT(metadata_pool_decode(&p, &m, buf, len), err);
-	CHECK(m.page == NULL && m.runs == NULL);
+	CHECK(m.pages.leaf == NULL && m.runs == NULL);
 	CHECK_UINT(m.nr_devs, 0);
 	CHECK_UINT(p.generation, 0);
 	CHECK_UINT(p.nr_devs, 0);

@@ -139,8 +139,13 @@ undo_meta:
 		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS;
 	memset(&p->sp.meta.devs[dev], 0, sizeof(p->sp.meta.devs[dev]));
 undo_map:
-	for (uint32_t le = old_logical; le < p->sp.map.nr_logical; le++)
-		extmap_unmap(&p->sp.map, le);
+	for (uint32_t le = old_logical; le < p->sp.map.nr_logical; le++) {
+		/* Freeing a pe of a device all used may need a leaf of its bitmap. */
+		if (extmap_unmap(&p->sp.map, le) == -ENOMEM) {
+			pool_set_broken(p, "out of memory while undoing an attach in memory");
+			goto out;
+		}
+	}
 	extmap_resize_logical(&p->sp.map, old_logical);
 	if (p->sp.map.nr_devs > p->sp.meta.nr_devs)
 		extmap_remove_dev(&p->sp.map, p->sp.map.nr_devs - 1);
@@ -238,6 +243,13 @@ int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len)
 	tail = malloc((size_t)usable * sizeof(*tail));
 	if (!tail)
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	/* Held, the tail unmaps and maps back without memory: nothing fails half-way. */
+	for (uint32_t le = new_n; le < old_n; le++) {
+		if (extmap_hold(&p->sp.map, le) < 0) {
+			free(tail);
+			return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+		}
+	}
 	for (uint32_t le = new_n; le < old_n; le++) {
 		tail[le - new_n] = extmap_get(&p->sp.map, le);
 		extmap_unmap(&p->sp.map, le);
