@@ -105,11 +105,47 @@ static int dmtable_settle(struct dmtable *out, int ret)
 	return ret;
 }
 
+/*
+ * Targets for le [le, end) where no move is: a span of the map at a time
+ * (extmap_span), so a pool that is a few runs costs a few steps, not one
+ * per extent (52 million at 200 TiB).
+ */
+static int dmtable_add_still(struct dmtable *t, const struct extmap *m,
+			     const struct dmtable_dev *devs, uint64_t extent_sectors, uint32_t le,
+			     uint32_t end)
+{
+	while (le < end) {
+		struct extmap_loc loc;
+		uint32_t n = extmap_span(m, le, end - le, &loc);
+		struct dmtable_target tg = { .start = le * extent_sectors,
+					     .len = (uint64_t)n * extent_sectors };
+		int ret;
+
+		if (!n)
+			return -EINVAL;
+		/* Its last extent in range and its end in 64 bits: then so is each before it. */
+		ret = dmtable_locate(m, devs, extent_sectors, loc.dev, loc.pe + (n - 1), &tg.offset);
+		if (ret)
+			return ret;
+		tg.offset -= (uint64_t)(n - 1) * extent_sectors;
+		if (devs[loc.dev].missing) {
+			tg.offset = 0;
+			tg.error = true;
+		} else {
+			tg.major = devs[loc.dev].major;
+			tg.minor = devs[loc.dev].minor;
+		}
+		ret = dmtable_push_merged(t, &tg);
+		if (ret)
+			return ret;
+		le += n;
+	}
+	return 0;
+}
+
 int dmtable_build(struct dmtable *out, const struct extmap *m,
 		  const struct dmtable_dev *devs, uint64_t extent_sectors)
 {
-	int ret = 0;
-
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
@@ -117,16 +153,15 @@ int dmtable_build(struct dmtable *out, const struct extmap *m,
 		return -EINVAL;
 	if (m->nr_logical > UINT64_MAX / extent_sectors)
 		return -ERANGE;
-	for (uint32_t le = 0; le < m->nr_logical && !ret; le++)
-		ret = dmtable_add_extent(out, m, devs, extent_sectors, le, NULL, 0);
-	return dmtable_settle(out, ret);
+	return dmtable_settle(out, dmtable_add_still(out, m, devs, extent_sectors, 0,
+						     m->nr_logical));
 }
 
 int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
 			 const struct dmtable_dev *devs, uint64_t extent_sectors,
 			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors)
 {
-	size_t next = 0;
+	uint32_t le = 0;
 	int ret = 0;
 
 	if (!out)
@@ -143,13 +178,15 @@ int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
 			return -EINVAL;
 	if (nr_moves && moves[nr_moves - 1].le >= m->nr_logical)
 		return -EINVAL;
-	for (uint32_t le = 0; le < m->nr_logical && !ret; le++) {
-		const struct dmtable_move *move = NULL;
-
-		if (next < nr_moves && moves[next].le == le)
-			move = &moves[next++];
-		ret = dmtable_add_extent(out, m, devs, extent_sectors, le, move, region_sectors);
+	for (size_t i = 0; i < nr_moves && !ret; i++) {
+		ret = dmtable_add_still(out, m, devs, extent_sectors, le, moves[i].le);
+		if (!ret)
+			ret = dmtable_add_extent(out, m, devs, extent_sectors, moves[i].le,
+						 &moves[i], region_sectors);
+		le = moves[i].le + 1;
 	}
+	if (!ret)
+		ret = dmtable_add_still(out, m, devs, extent_sectors, le, m->nr_logical);
 	return dmtable_settle(out, ret);
 }
 

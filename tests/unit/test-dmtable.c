@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "dmtable.h"
@@ -406,8 +408,106 @@ static void test_moving(void)
 	extmap_destroy(&m);
 }
 
+/*
+ * Where target tg puts le (its sector), as the kernel would read it: a
+ * linear target's offset, an error target none.
+ */
+static const struct dmtable_target *target_of(const struct dmtable *t, uint64_t sector)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->t[i].start <= sector && sector < t->t[i].start + t->t[i].len)
+			return &t->t[i];
+	return NULL;
+}
+
+/*
+ * A table built from a map that moves made into runs and pages, with one
+ * device missing and some extents mirroring: every extent where the map
+ * says, the targets tiling the volume in order, and no two neighbours the
+ * kernel would see as one run (the table is as short as it can be).
+ */
+static void check_random_table(unsigned seed)
+{
+	struct dmtable_dev dv[3] = { devs[0], devs[1], devs[2] };
+	const uint32_t nr_logical = 2000, nr_pe[3] = { 1500, 700, 400 };
+	struct dmtable_move moves[8];
+	size_t nr_moves = 0;
+	struct extmap m;
+	struct dmtable t;
+
+	srand(seed);
+	CHECK_OK(extmap_init(&m, nr_logical));
+	for (unsigned d = 0; d < 3; d++)
+		CHECK_OK(extmap_add_dev(&m, nr_pe[d], NULL));
+	CHECK_INT(extmap_fill_linear(&m, 0), 1500);
+	CHECK_INT(extmap_fill_linear(&m, 1), 500);
+	for (unsigned i = 0, n = (unsigned)rand() % 300; i < n; i++) {
+		uint32_t le = (uint32_t)rand() % nr_logical, pe;
+		unsigned dev = (unsigned)rand() % 3;
+
+		if (extmap_alloc(&m, dev, &pe) == 0) {
+			CHECK_OK(extmap_release(&m, dev, pe));
+			CHECK_OK(extmap_remap(&m, le, dev, pe));
+		}
+	}
+	dv[2].missing = seed % 3 == 0;
+	for (uint32_t le = (uint32_t)rand() % 50; le < nr_logical && nr_moves < 8;
+	     le += 1 + (uint32_t)rand() % 400) {
+		struct extmap_loc loc = extmap_get(&m, le);
+		uint32_t pe;
+
+		if (dv[loc.dev].missing || dv[1].missing || extmap_alloc(&m, 1, &pe) < 0)
+			continue;
+		moves[nr_moves++] = (struct dmtable_move){ .le = le, .dev = 1, .pe = pe };
+	}
+	CHECK_OK(dmtable_build_moving(&t, &m, dv, EXT, moves, nr_moves, 1024));
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct dmtable_target *a = &t.t[i];
+
+		CHECK_UINT(a->start, i ? t.t[i - 1].start + t.t[i - 1].len : 0);
+		if (i && !a->mirror_region && !t.t[i - 1].mirror_region) {
+			const struct dmtable_target *b = &t.t[i - 1];
+
+			CHECK(!(a->error && b->error));
+			CHECK(a->error || b->error || a->major != b->major || a->minor != b->minor ||
+			      b->offset + b->len != a->offset);
+		}
+	}
+	CHECK_UINT(t.t[t.nr - 1].start + t.t[t.nr - 1].len, (uint64_t)nr_logical * EXT);
+	for (uint32_t le = 0, k = 0; le < nr_logical; le++) {
+		struct extmap_loc loc = extmap_get(&m, le);
+		const struct dmtable_target *tg = target_of(&t, (uint64_t)le * EXT);
+		bool moving = k < nr_moves && moves[k].le == le;
+
+		CHECK(tg != NULL);
+		if (moving) {
+			CHECK_UINT(tg->mirror_region, 1024);
+			CHECK_UINT(tg->len, EXT);
+			CHECK_UINT(tg->mirror_offset, dv[1].data_start + (uint64_t)moves[k].pe * EXT);
+			k++;
+		}
+		if (dv[loc.dev].missing) {
+			CHECK(tg->error);
+			continue;
+		}
+		CHECK(!tg->error);
+		CHECK_UINT(tg->major, dv[loc.dev].major);
+		CHECK_UINT(tg->offset + ((uint64_t)le * EXT - tg->start),
+			   dv[loc.dev].data_start + (uint64_t)loc.pe * EXT);
+	}
+	dmtable_destroy(&t);
+	extmap_destroy(&m);
+}
+
+static void test_random_tables(void)
+{
+	for (unsigned seed = 1; seed <= 200; seed++)
+		check_random_table(seed);
+}
+
 int main(void)
 {
+	test_random_tables();
 	test_moving();
 	test_single_run();
 	test_runs_split_and_merge();
