@@ -514,6 +514,11 @@ void metadata_pool_seal_crc(void *block0, uint32_t crc)
 	metadata_put_le((unsigned char *)block0 + METADATA_CRC_OFFSET, crc, 4);
 }
 
+uint32_t metadata_pool_crc(const void *block0)
+{
+	return (uint32_t)metadata_get_le((const unsigned char *)block0 + METADATA_CRC_OFFSET, 4);
+}
+
 /* Entries le0 on, run_len of them from run: mapped in one step; -EUCLEAN for any refusal. */
 static int metadata_map_run(struct extmap *m, uint32_t le0, struct extmap_loc run,
 			    uint32_t run_len)

@@ -166,6 +166,8 @@ int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, 
 int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m, size_t blk,
 			       void *block, size_t *len);
 void metadata_pool_seal_crc(void *block0, uint32_t crc);
+/* The crc a record's block 0 carries (what metadata_pool_seal_crc() stored). */
+uint32_t metadata_pool_crc(const void *block0);
 /* Where logical extent le's entry, METADATA_ENTRY_SIZE bytes, sits in a record of nr_devs devices. */
 #define METADATA_ENTRY_SIZE 8
 size_t metadata_pool_entry_offset(unsigned nr_devs, uint32_t le);

@@ -54,10 +54,20 @@ uint32_t slotsum_of(const struct slotsum *s, size_t blk, const void *block)
 
 uint32_t slotsum_total(const struct slotsum *s)
 {
+	return slotsum_total_with(s, NULL, NULL);
+}
+
+uint32_t slotsum_total_with(const struct slotsum *s, const struct slotsum_set *set,
+			    const uint32_t *crc)
+{
 	uint32_t total = 0;
+	size_t next = 0;
 
 	for (size_t blk = 0; blk < s->nr_blocks; blk++) {
 		uint32_t sum = s->crc[blk];
+
+		if (set && next < set->nr && set->blk[next] == blk)
+			sum = crc[next++];
 
 		if (blk == 0)
 			total = sum;

@@ -50,6 +50,14 @@ struct slotsum_set {
  */
 uint32_t slotsum_total(const struct slotsum *s);
 
+/*
+ * The crc of a record that differs from s's in the blocks of set only,
+ * whose sums are crc[0 .. set->nr): what a slot read block by block
+ * against the current generation must carry to be whole.
+ */
+uint32_t slotsum_total_with(const struct slotsum *s, const struct slotsum_set *set,
+			    const uint32_t *crc);
+
 /* Add blk, at least the last one added (-EINVAL below it; equal is a no-op). */
 int slotsum_set_add(struct slotsum_set *set, uint32_t blk);
 /* dst becomes dst ∪ src; on -ENOMEM dst is unchanged. */

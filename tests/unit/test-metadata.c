@@ -909,6 +909,9 @@ static void test_blocks_and_sums(void)
 			CHECK_OK(metadata_pool_encode_block(&p, &m, changed.blk[i], block, &n));
 			sums[i] = slotsum_of(&sum, changed.blk[i], block);
 		}
+		/* What a slot read against the old sums must carry to be whole: next's crc. */
+		CHECK_UINT(metadata_pool_crc(next), get_le(next + 12, 4));
+		CHECK_UINT(slotsum_total_with(&sum, &changed, sums), metadata_pool_crc(next));
 		for (size_t i = 0; i < changed.nr; i++)
 			sum.crc[changed.blk[i]] = sums[i];
 		CHECK_UINT(slotsum_total(&sum), get_le(next + 12, 4));

@@ -347,6 +347,13 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	if (best == p->sp.meta.generation &&
 	    pool_find_slot(p, best, &best_dev, &best_slot) < 0)
 		return 0; /* no device holds the state's generation: nothing to compare */
+	/*
+	 * A slot of that generation was found to hold the map's very record
+	 * (pool_read_slots): the map and devices agree without reading it again
+	 * (a decode of 420 MB at 200 TiB).
+	 */
+	if (best == p->sp.meta.generation && p->slot_is_map[best_dev][best_slot])
+		return 0;
 	r = pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map);
 	if (r < 0 || gen != best)
 		return pool_fail(p, r < 0 ? r : -EIO, err, err_len, "cannot re-read metadata on %s",

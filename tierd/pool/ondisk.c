@@ -40,19 +40,14 @@ int pool_read_sb(int fd, struct metadata_sb *sb)
 
 /*
  * Read one slot; *gen is 0 when it holds nothing valid. With p and m, also
- * decode it (m initialised on success). With raw, a valid slot's bytes are
- * handed over (*raw_len of them) instead of freed. With match (without p
- * and m), a record the caller encoded from a consistent map of this pool:
- * a slot holding exactly its bytes is valid without decoding it again,
- * which at activation is every device's newest slot (seconds at 200 TiB).
+ * decode it (m initialised on success).
  */
 static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
-		     struct metadata_pool *p, struct extmap *m, void **raw, size_t *raw_len,
-		     const unsigned char *match)
+		     struct metadata_pool *p, struct extmap *m)
 {
 	struct metadata_pool tmp_p;
 	struct extmap tmp_m = { 0 };
-	uint64_t len = sb->slot_bytes, peek_len, match_gen, match_len;
+	uint64_t len = sb->slot_bytes, peek_len;
 	void *buf;
 	int r;
 
@@ -81,13 +76,6 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 		if (r < 0)
 			goto out;
 	}
-	if (match && !p && !m &&
-	    metadata_pool_peek(match, METADATA_BLOCK, &match_gen, &match_len) == 0 &&
-	    match_len == peek_len && memcmp(buf, match, match_len) == 0 &&
-	    memcmp(match + METADATA_POOL_UUID_OFFSET, sb->pool_uuid, 16) == 0) {
-		*gen = match_gen;
-		goto keep;
-	}
 	if (metadata_pool_decode(&tmp_p, &tmp_m, buf, len) < 0)
 		goto out;
 	if (memcmp(tmp_p.uuid, sb->pool_uuid, 16) != 0) {
@@ -101,12 +89,6 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 	} else {
 		extmap_destroy(&tmp_m);
 	}
-keep:
-	if (raw) {
-		*raw = buf;
-		*raw_len = len;
-		buf = NULL;
-	}
 out:
 	free(buf);
 	return r;
@@ -115,7 +97,7 @@ out:
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		   struct metadata_pool *p, struct extmap *m)
 {
-	return read_slot(fd, sb, slot, gen, p, m, NULL, NULL, NULL);
+	return read_slot(fd, sb, slot, gen, p, m);
 }
 
 static size_t pool_record_bytes(const struct pool *p)
@@ -157,81 +139,186 @@ static int pool_encode_whole(const struct pool *p, unsigned char *rec, size_t by
 	return 0;
 }
 
-/* The blocks in which raw (a slot's record of the same length) is not rec. */
-static int pool_blocks_differing(struct slotsum_set *set, const unsigned char *rec,
-				 const unsigned char *raw, size_t bytes)
-{
-	size_t off = 0, run;
-	int r = 0;
+/* Blocks of the record read and compared at a time: few seeks between two slots of an HDD. */
+#define POOL_SCAN_BLOCKS 4096u
 
-	while (r == 0 && metadata_next_change(raw, bytes, rec, bytes, &off, &run)) {
-		for (size_t at = off; r == 0 && at < off + run; at += METADATA_BLOCK)
-			r = slotsum_set_add(set, (uint32_t)(at / METADATA_BLOCK));
-		off += run;
+/* A slot read block by block against the record the map encodes. */
+struct pool_scan_slot {
+	unsigned dev, slot;
+	uint64_t gen;
+	unsigned char *head; /* its block 0 */
+	uint32_t *crc;	     /* the sums of the blocks it differs in, in order */
+	size_t crc_cap;
+	bool failed;
+};
+
+/* Block blk of the slot differs from the record's: noted, with its sum (block 0's crc zero). */
+static int pool_scan_note(struct pool *p, struct pool_scan_slot *sc, size_t blk,
+			  const unsigned char *block)
+{
+	struct slotsum_set *set = &p->known.differs[sc->dev][sc->slot];
+	int r = slotsum_set_add(set, (uint32_t)blk);
+
+	if (r < 0)
+		return r;
+	if (set->nr > sc->crc_cap) {
+		size_t cap = sc->crc_cap ? 2 * sc->crc_cap : 64;
+		uint32_t *grown = reallocarray(sc->crc, cap, sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		sc->crc = grown;
+		sc->crc_cap = cap;
 	}
-	return r;
+	sc->crc[set->nr - 1] = slotsum_of(&p->known.sum, blk, block);
+	return 0;
 }
 
 /*
- * A slot's bytes as read, against the map's record: known, with the
- * blocks that differ, when it is a record of the same length. Anything
- * else (empty, torn, another layout) is unknown and gets the whole record.
+ * Whether a slot's block 0 (a valid header) can be read against rec0, the
+ * map's: a record of the same length, format and pool, and no newer (a
+ * newer one is decoded whole, as the one activation may adopt).
  */
-static void pool_known_slot(struct pool *p, unsigned dev, unsigned slot, const unsigned char *rec,
-			    size_t bytes, const unsigned char *raw, size_t raw_len)
+static bool pool_scan_fits(const struct pool *p, unsigned dev, const unsigned char *head,
+			   const unsigned char *rec0, size_t bytes, uint64_t *gen)
 {
-	struct pool_known *k = &p->known;
-	uint64_t raw_bytes;
+	uint64_t len;
 
-	if (!rec || !raw || metadata_pool_peek(raw, raw_len, NULL, &raw_bytes) < 0 ||
-	    raw_bytes != bytes || raw_len < bytes)
-		return;
-	if (pool_blocks_differing(&k->differs[dev][slot], rec, raw, bytes) < 0) {
-		slotsum_set_free(&k->differs[dev][slot]);
-		return;
-	}
-	k->slot[dev][slot] = true;
+	return metadata_pool_peek(head, METADATA_BLOCK, gen, &len) == 0 && len == bytes &&
+	       *gen <= p->sp.meta.generation && memcmp(head, rec0, 12) == 0 &&
+	       memcmp(head + METADATA_POOL_UUID_OFFSET, p->sb[dev].pool_uuid, 16) == 0;
 }
 
+/*
+ * Read every slot of every open device once, a stretch at a time, beside
+ * the record the map encodes, which is never held whole (420 MB at 200
+ * TiB): each slot of the same length is known with the blocks it differs
+ * in, and whole (its generation counted) when its crc, combined from the
+ * map's block sums and those of the blocks that differ, is the one it
+ * carries. A slot that holds the map's very record is marked so, and
+ * activation compares nothing more. Any other slot is decoded whole and
+ * stays unknown: the first commit writes it the whole generation.
+ */
 void pool_read_slots(struct pool *p)
 {
 	struct pool_known *k = &p->known;
-	size_t bytes = pool_record_bytes(p);
-	unsigned char *rec;
+	struct pool_scan_slot scan[METADATA_MAX_DEVS * 2];
+	size_t bytes = pool_record_bytes(p), len, nr_scan = 0;
+	size_t stretch = round_block(bytes) / METADATA_BLOCK;
+	unsigned char *rec = NULL, *raw = NULL, head0[METADATA_BLOCK];
+	bool encoded = false;
+	int r;
 
-	/*
-	 * What activation reads anyway, compared with the map: the first
-	 * commit to each slot after a start then writes the blocks that differ,
-	 * not the whole generation (420 MB a device at 200 TiB, while the
-	 * volume is suspended). The record is held only for this comparison.
-	 */
 	pool_known_drop(p);
-	rec = block_alloc(round_block(bytes));
-	if (rec && pool_encode_whole(p, rec, bytes, &k->sum) < 0) {
-		free(rec);
-		rec = NULL;
+	memset(scan, 0, sizeof(scan));
+	if (stretch > POOL_SCAN_BLOCKS)
+		stretch = POOL_SCAN_BLOCKS;
+	rec = block_alloc(stretch * METADATA_BLOCK);
+	raw = block_alloc(stretch * METADATA_BLOCK);
+	if (rec && raw && slotsum_init(&k->sum, bytes) == 0 &&
+	    metadata_pool_encode_block(&p->sp.meta, &p->sp.map, 0, rec, &len) == 0) {
+		encoded = true;
+		k->sum.crc[0] = slotsum_of(&k->sum, 0, rec);
 	}
-	if (rec) {
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
+		for (unsigned s = 0; s < 2; s++) {
+			struct pool_scan_slot *sc = &scan[nr_scan];
+			uint64_t gen;
+
+			p->slot_gen[i][s] = 0;
+			p->slot_is_map[i][s] = false;
+			if (p->fd[i] < 0)
+				continue;
+			*sc = (struct pool_scan_slot){ .dev = i, .slot = s };
+			sc->head = block_alloc(METADATA_BLOCK);
+			if (encoded && sc->head &&
+			    blockdev_read(p->fd[i], p->sb[i].slot_offset[s], sc->head,
+					  METADATA_BLOCK) == 0 &&
+			    pool_scan_fits(p, i, sc->head, rec, bytes, &gen)) {
+				sc->gen = gen;
+				/* Block 0 as summed, its crc field zero: the map's is known only at the end. */
+				memcpy(head0, sc->head, METADATA_BLOCK);
+				metadata_pool_seal_crc(head0, 0);
+				if (memcmp(head0, rec, slotsum_block_len(&k->sum, 0)))
+					sc->failed = pool_scan_note(p, sc, 0, head0) < 0;
+				if (!sc->failed) {
+					nr_scan++;
+					continue;
+				}
+			}
+			free(sc->head);
+			free(sc->crc);
+			slotsum_set_free(&k->differs[i][s]);
+			/* Not comparable: decoded whole for its generation, and unknown. */
+			read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL, NULL);
+		}
+	}
+	for (size_t first = 1; encoded && first < k->sum.nr_blocks; first += stretch) {
+		size_t n = k->sum.nr_blocks - first < stretch ? k->sum.nr_blocks - first : stretch;
+
+		for (size_t b = 0; b < n; b++) {
+			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, first + b,
+						       rec + b * METADATA_BLOCK, &len);
+			if (r < 0) {
+				encoded = false;
+				break;
+			}
+			k->sum.crc[first + b] = slotsum_of(&k->sum, first + b,
+							   rec + b * METADATA_BLOCK);
+		}
+		for (size_t i = 0; encoded && i < nr_scan; i++) {
+			struct pool_scan_slot *sc = &scan[i];
+
+			if (sc->failed)
+				continue;
+			if (blockdev_read(p->fd[sc->dev],
+					  p->sb[sc->dev].slot_offset[sc->slot] + first * METADATA_BLOCK,
+					  raw, n * METADATA_BLOCK) < 0) {
+				sc->failed = true;
+				continue;
+			}
+			for (size_t b = 0; b < n && !sc->failed; b++)
+				if (memcmp(raw + b * METADATA_BLOCK, rec + b * METADATA_BLOCK,
+					   slotsum_block_len(&k->sum, first + b)))
+					sc->failed = pool_scan_note(p, sc, first + b,
+								    raw + b * METADATA_BLOCK) < 0;
+		}
+	}
+	if (encoded) {
+		uint32_t total = slotsum_total(&k->sum);
+
 		k->gen = p->sp.meta.generation;
 		k->nr_devs = p->sp.meta.nr_devs;
 		k->nr_logical = p->sp.map.nr_logical;
 		extmap_dirty_clear(&p->sp.map);
-	}
-	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
-		for (unsigned s = 0; s < 2; s++) {
-			uint64_t *gen = &p->slot_gen[i][s];
-			void *raw = NULL;
-			size_t len = 0;
+		for (size_t i = 0; i < nr_scan; i++) {
+			struct pool_scan_slot *sc = &scan[i];
+			struct slotsum_set *set = &k->differs[sc->dev][sc->slot];
+			uint32_t carried = metadata_pool_crc(sc->head);
 
-			*gen = 0;
-			if (p->fd[i] < 0 ||
-			    read_slot(p->fd[i], &p->sb[i], s, gen, NULL, NULL, &raw, &len, rec) < 0)
+			/* A torn slot (its crc not what its blocks make) holds nothing. */
+			if (sc->failed || carried != slotsum_total_with(&k->sum, set, sc->crc)) {
+				slotsum_set_free(set);
 				continue;
-			pool_known_slot(p, i, s, rec, bytes, raw, len);
-			free(raw);
+			}
+			p->slot_gen[sc->dev][sc->slot] = sc->gen;
+			k->slot[sc->dev][sc->slot] = true;
+			p->slot_is_map[sc->dev][sc->slot] = !set->nr && carried == total &&
+							    sc->gen == k->gen;
 		}
+	} else {
+		pool_known_drop(p);
+		/* Without the record nothing could be compared: every slot decoded whole. */
+		for (size_t i = 0; i < nr_scan; i++)
+			read_slot(p->fd[scan[i].dev], &p->sb[scan[i].dev], scan[i].slot,
+				  &p->slot_gen[scan[i].dev][scan[i].slot], NULL, NULL);
+	}
+	for (size_t i = 0; i < nr_scan; i++) {
+		free(scan[i].head);
+		free(scan[i].crc);
 	}
 	free(rec);
+	free(raw);
 }
 
 /*

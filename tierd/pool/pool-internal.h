@@ -93,6 +93,11 @@ struct pool {
 	struct metadata_sb sb[METADATA_MAX_DEVS];
 	uint64_t slot_gen[METADATA_MAX_DEVS][2];
 	/*
+	 * As pool_read_slots() found them: the slot held the very bytes the map
+	 * encodes, so activation need not read and decode it again to compare.
+	 */
+	bool slot_is_map[METADATA_MAX_DEVS][2];
+	/*
 	 * What this process knows of the slots' bytes, so that a commit writes
 	 * the blocks that differ rather than a generation (420 MB a device at
 	 * 200 TiB), for 4 bytes per 512 extents rather than a copy of the last
