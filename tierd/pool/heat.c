@@ -22,6 +22,12 @@
  */
 #define POOL_SAMPLE_CHUNK 65536u
 #define POOL_NO_REGION UINT64_MAX
+/*
+ * Areas of the heat region (extents, or zones) per area of the guard: an
+ * idle volume's sample reads 1/64 of the areas it would, for 1/64 more
+ * kernel memory (docs/heat.md).
+ */
+#define POOL_GUARD_STEP 64u
 
 static uint64_t ram_bytes(void)
 {
@@ -42,6 +48,10 @@ uint64_t pools_heat_budget(const struct pools *ps)
 void pool_heat_stop(struct pool *p)
 {
 	p->heat_on = 0;
+	free(p->guard);
+	p->guard = NULL;
+	p->guard_region = POOL_NO_REGION;
+	p->guard_areas = p->sample_areas = 0;
 	free(p->zone_kind);
 	free(p->zone_region);
 	free(p->zone_fine);
@@ -60,7 +70,7 @@ static uint64_t pool_zone_sectors(const struct pool *p)
 	return (uint64_t)p->zones.zone_extents * pool_extent_sectors(p);
 }
 
-/* Kernel memory of the regions there are now: the coarse one and the fine zones'. */
+/* Kernel memory of the regions there are now: the coarse one, the fine zones' and the guard. */
 static void pool_zones_count_bytes(struct pool *p)
 {
 	uint64_t fine_areas = 0;
@@ -69,7 +79,34 @@ static void pool_zones_count_bytes(struct pool *p)
 	for (uint32_t z = 0; p->zone_kind && z < p->zones.nr_zones; z++)
 		if (p->zone_kind[z] != ZONE_COARSE)
 			fine_areas += zone_extents_of(&p->zones, z, &first);
-	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones) + fine_areas * p->zones.area_bytes;
+	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones) +
+			       (fine_areas + p->guard_areas) * p->zones.area_bytes;
+}
+
+/*
+ * The guard over the heat region's zones (extents at full resolution). Not
+ * having one costs every sample a read of every area, nothing else: so a
+ * region that cannot be made is only logged.
+ */
+static void pool_guard_start(struct pool *p)
+{
+	uint32_t areas = (p->zones.nr_zones + POOL_GUARD_STEP - 1) / POOL_GUARD_STEP;
+	uint64_t sectors = (uint64_t)p->sp.map.nr_logical * pool_extent_sectors(p);
+	int r;
+
+	p->guard = malloc((size_t)areas * sizeof(*p->guard));
+	r = p->guard ? iostats_region_create(p->sp.meta.name, 0, sectors,
+					     POOL_GUARD_STEP * pool_zone_sectors(p),
+					     &p->guard_region) : -ENOMEM;
+	if (r < 0) {
+		free(p->guard);
+		p->guard = NULL;
+		p->guard_region = POOL_NO_REGION;
+		log_pool_debug(p->sp.meta.name, "heat: no guard region (%s): every sample reads"
+			       " every area", dmctl_error_text(r));
+		return;
+	}
+	p->guard_areas = areas;
 }
 
 /*
@@ -170,7 +207,8 @@ void pool_heat_start(struct pool *p)
 			used_by_others += o->heat_reserved_bytes;
 	p->heat_limit_bytes = pools_heat_budget(p->ps);
 	avail = p->heat_limit_bytes > used_by_others ? p->heat_limit_bytes - used_by_others : 0;
-	r = zone_layout_plan(&p->zones, nr, per_area, avail);
+	/* What the guard will take, an area per POOL_GUARD_STEP, comes off first. */
+	r = zone_layout_plan(&p->zones, nr, per_area, avail - avail / (POOL_GUARD_STEP + 1));
 	if (r < 0) {
 		errbuf_set(p->heat_off, sizeof(p->heat_off),
 			   "heat is off: its %u extents need %s of kernel memory even in zones of %u"
@@ -201,7 +239,8 @@ void pool_heat_start(struct pool *p)
 		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
 		return;
 	}
-	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones);
+	pool_guard_start(p);
+	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones) + (uint64_t)p->guard_areas * per_area;
 	p->heat_reserved_bytes = p->heat_kernel_bytes + zone_fine_bytes(&p->zones, p->zones.max_fine);
 	if (p->zones.zone_extents > 1) {
 		r = pool_zones_start(p);
@@ -343,6 +382,7 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *e
 
 	if (r < 0)
 		return r;
+	p->sample_areas += nr;
 	r = heat_apply_range(&p->heat, &p->ps->heat, p->sample, first, nr);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
@@ -358,13 +398,24 @@ static int pool_sample_zones(struct pool *p, uint32_t zfirst, uint32_t nz, char 
 	int r = pool_read_areas(p, p->heat_region, zfirst, nz, pool_zone_sectors(p), p->sample,
 				err, err_len);
 
+	if (r == 0)
+		p->sample_areas += nz;
 	for (uint32_t i = 0; r == 0 && i < nz; i++) {
 		uint32_t z = zfirst + i, first, n = zone_extents_of(l, z, &first);
 		int fine = p->zone_kind[z] != ZONE_COARSE;
 
-		if (fine)
+		/*
+		 * The coarse area counts every I/O since it was read, which was
+		 * before the fine region was: with none, the fine areas hold none
+		 * either, and stay unread (and uncleared) until there is some.
+		 */
+		if (!(p->sample[i].reads | p->sample[i].writes))
+			continue;
+		if (fine) {
 			r = pool_read_areas(p, p->zone_region[z], 0, n, pool_extent_sectors(p),
 					    p->zone_fine, err, err_len);
+			p->sample_areas += n;
+		}
 		if (r < 0)
 			break;
 		r = zone_apply(l, p->zone_kind, z, &p->heat, &p->ps->heat, &p->sample[i],
@@ -402,11 +453,38 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 	r = heat_sample_begin(&p->heat, &p->ps->heat, now_ns);
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
-	for (uint32_t first = 0; r == 0 && first < nr; first += POOL_SAMPLE_CHUNK) {
-		uint32_t n = nr - first < POOL_SAMPLE_CHUNK ? nr - first : POOL_SAMPLE_CHUNK;
+	p->sample_areas = 0;
+	if (p->guard_areas) {
+		r = pool_read_areas(p, p->guard_region, 0, p->guard_areas,
+				    POOL_GUARD_STEP * pool_zone_sectors(p), p->guard, err, err_len);
+		p->sample_areas += p->guard_areas;
+	}
+	/*
+	 * The heat region only where the guard saw I/O: it was read before
+	 * them, so an area of it with none means none there since they were
+	 * last read either, and they keep counting until they are.
+	 */
+	for (uint32_t g = 0, from = 0; r == 0 && from < nr; g++) {
+		uint32_t to = p->guard_areas ? from + POOL_GUARD_STEP : nr;
 
-		r = p->zone_kind ? pool_sample_zones(p, first, n, err, err_len) :
-				   pool_sample_part(p, first, n, err, err_len);
+		if (to > nr)
+			to = nr;
+		if (p->guard_areas && !(p->guard[g].reads | p->guard[g].writes)) {
+			from = to;
+			continue;
+		}
+		/* Guard areas with I/O side by side are read as one stretch. */
+		while (p->guard_areas && to < nr && (p->guard[g + 1].reads | p->guard[g + 1].writes)) {
+			g++;
+			to = to + POOL_GUARD_STEP < nr ? to + POOL_GUARD_STEP : nr;
+		}
+		for (uint32_t first = from; r == 0 && first < to; first += POOL_SAMPLE_CHUNK) {
+			uint32_t n = to - first < POOL_SAMPLE_CHUNK ? to - first : POOL_SAMPLE_CHUNK;
+
+			r = p->zone_kind ? pool_sample_zones(p, first, n, err, err_len) :
+					   pool_sample_part(p, first, n, err, err_len);
+		}
+		from = to;
 	}
 	if (r < 0) {
 		pool_heat_start(p); /* regions die with the device: make new ones */

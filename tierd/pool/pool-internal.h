@@ -85,6 +85,15 @@ struct pool {
 	double *zone_share, *zone_heat;
 	uint32_t zone_samples, zone_choices; /* since the last choice; choices made */
 	uint32_t nr_fine;
+	/*
+	 * The guard: a region of an area per POOL_GUARD_STEP of the heat
+	 * region's, read first, so that a sample reads only the parts of the
+	 * volume that had I/O (POOL_NO_REGION: none, every area is read).
+	 */
+	uint64_t guard_region;
+	uint32_t guard_areas;
+	struct statsparse_area *guard;
+	uint32_t sample_areas; /* areas the last sample read, of every region */
 	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
 	int64_t io_minute;
 	uint32_t heat_flushed; /* the chunked flush has stored extents below this */

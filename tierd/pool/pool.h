@@ -132,6 +132,7 @@ struct pool_heat_report {
 	uint64_t kernel_bytes_per_area;
 	uint64_t kernel_bytes, limit_bytes;
 	uint64_t table_bytes;             /* tierd's own memory for the pool's heat */
+	uint32_t sample_areas;            /* dm-stats areas the last sample read */
 	uint64_t half_life_s;
 	const char *reason;               /* why heat is off, "" when on or not known */
 };

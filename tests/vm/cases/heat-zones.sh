@@ -53,20 +53,24 @@ per_area=$(pool_field tank .heat.area_kernel_bytes)
 max_fine=$(pool_field tank .heat.max_fine_zones)
 zones=$(pool_field tank .heat.zones)
 limit=$(pool_field tank .heat.kernel_limit_bytes)
-fits=$(((limit - zones * per_area) / (ZE * per_area)))
+# The guard's area per 64 zones comes off the budget first.
+guard=$(((zones + 63) / 64))
+fits=$(((limit - limit / 65 - zones * per_area) / (ZE * per_area)))
 assert_eq "fine zones at most" $((fits < 32 ? fits : 32)) "$max_fine"
 
-# regions_match: one coarse region over the volume and one per fine zone, as
-# pool show counts them, and their areas' kernel memory within the budget.
+# regions_match: one coarse region over the volume, the guard over it (an
+# area per 64 zones) and one per fine zone, as pool show counts them, and
+# their areas' kernel memory within the budget.
 regions_match() {
 	local list fine kernel limit
 	list=$(dmsetup message tank 0 "@stats_list tierd")
 	fine=$(pool_field tank .heat.fine_zones)
 	kernel=$(pool_field tank .heat.kernel_bytes)
 	limit=$(pool_field tank .heat.kernel_limit_bytes)
-	assert_eq "dm-stats regions" $((1 + fine)) "$(grep -c . <<<"$list")"
+	assert_eq "dm-stats regions" $((2 + fine)) "$(grep -c . <<<"$list")"
 	assert_eq "coarse region" 1 "$(grep -c ": 0+$((extents * E / 512)) $sectors_per_zone tierd" <<<"$list")"
-	assert_eq "kernel memory" $(((zones + fine * ZE) * per_area)) "$kernel"
+	assert_eq "guard region" 1 "$(grep -c ": 0+$((extents * E / 512)) $((64 * sectors_per_zone)) tierd" <<<"$list")"
+	assert_eq "kernel memory" $(((zones + guard + fine * ZE) * per_area)) "$kernel"
 	[ "$kernel" -le "$limit" ] || fail "kernel memory $kernel over the budget $limit"
 }
 regions_match
@@ -97,6 +101,10 @@ step "a few reads make the three zones fine"
 for le in $hot; do random_reads $le 50; done
 wait_until 60 "zones $za, $zb and $zc fine" hot_zones_fine
 regions_match
+# Idle again: the guard saw nothing, so neither the coarse region nor the
+# fine ones are read.
+idle_sample() { [ "$(pool_field tank .heat.sample_areas)" = "$guard" ]; }
+wait_until 30 "a sample of the idle pool reading the guard's $guard areas alone" idle_sample
 
 step "reads on the fine zones put exactly the hot extents on top"
 for le in $hot; do random_reads $le 300; done

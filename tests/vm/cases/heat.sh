@@ -14,8 +14,9 @@ vol=/dev/mapper/tank
 E=$((4 << 20))
 # 37 HDD extents (0-36), then 9 on the SSD (37-45).
 assert_eq "heat enabled" true "$(pool_field tank .heat.enabled)"
-assert_eq "dm-stats areas" 46 "$(pool_field tank .heat.areas)"
-assert_eq "dm-stats kernel memory" $((46 * $(pool_field tank .heat.area_kernel_bytes))) \
+# An area per extent, and the guard's one over each 64 of them.
+assert_eq "dm-stats areas" 47 "$(pool_field tank .heat.areas)"
+assert_eq "dm-stats kernel memory" $((47 * $(pool_field tank .heat.area_kernel_bytes))) \
 	"$(pool_field tank .heat.kernel_bytes)"
 dmsetup message tank 0 "@stats_list tierd"
 
@@ -86,12 +87,17 @@ wait_until 30 "the reads in the saved I/O counts" counted
 assert_eq "reads served by the SSD tier" 200 $(($(io ssd) - ssd0))
 assert_eq "reads served by the HDD tier" 100 $(($(io hdd) - hdd0))
 
-step "a pool of over 65,536 extents: its region is read in two parts per sample"
+step "a pool of over 65,536 extents: a sample reads the guard, and the region where it saw I/O"
 big=$(vm_loop_create 72G) # sparse: only what is written takes memory
 tierctl_ok pool create big --hdd "$big" --extent-size 1M
 areas=$(pool_field big .heat.areas)
-[ "$areas" -gt 65536 ] || fail "the big pool has only $areas areas"
+extents=$(pool_field big .total_extents)
+guard=$(((extents + 63) / 64))
+[ "$extents" -gt 65536 ] || fail "the big pool has only $extents extents"
+assert_eq "areas: an extent each, and the guard's" $((extents + guard)) "$areas"
 echo "ok: $areas areas"
+idle_sample() { [ "$(pool_field big .heat.sample_areas)" = "$guard" ]; }
+wait_until 30 "a sample of the idle pool reading the guard's $guard areas alone" idle_sample
 M=$((1 << 20))
 fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offset=$((69001 * M)) \
 	--size=$M --number_ios=50 --randrepeat=0 --output=/dev/null
@@ -103,5 +109,15 @@ assert_eq "hottest extents of the big pool" "69001 12" \
 	"$("$TIERCTL" heat big --top 2 --json | jq -r '.heat.extents[].extent' | xargs)"
 assert_eq "reads counted on extent 69001" 50 \
 	"$("$TIERCTL" heat big --top 1 --json | jq -r '.heat.extents[0].reads')"
+# A read of 4 KiB at the start of each guard area: the sample reads the
+# whole region, in two parts of at most 65,536 areas.
+reads_total() { "$TIERCTL" heat big --top 3000 --json | jq '[.heat.extents[].reads] | add'; }
+before=$(reads_total)
+for ((g = 0; g < guard; g++)); do
+	dd if=/dev/mapper/big of=/dev/null bs=4k count=1 skip=$((g * 64 * 256)) iflag=direct status=none
+done
+all_counted() { [ "$(reads_total)" = $((before + guard)) ]; }
+wait_until 30 "a read in each of the $guard guard areas counted" all_counted
+wait_until 30 "the idle pool's sample reading the guard alone again" idle_sample
 tierd_stop TERM
 echo "heat: ok"
