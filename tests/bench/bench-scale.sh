@@ -22,6 +22,8 @@
 #               and worst, and prep_ms, the median time the commit of a batch
 #               took to prepare before its suspend; each batch's line
 #               (commit, suspend, resume, KiB written) goes to stderr
+#   move_s      that move of 64 extents from the request to the reply:
+#               the copies, and the tables and commits of its four batches
 #   idle_cpu    tierd's CPU time (user + system, /proc/PID/stat) over
 #               TIERD_BENCH_IDLE_S seconds of an idle pool at the default
 #               sample and flush intervals, in % of one core: what heat
@@ -116,7 +118,7 @@ rows=()
 # measure BUILD TIB
 measure() {
 	local build=$1 tib=$2 label hdd ssd t0 create stop activate db rss1 rss2 extents heat
-	local show heatcmd stats dry idle=- ticks hz stall prep
+	local show heatcmd stats dry idle=- ticks hz stall prep move
 	label=${build%/build}
 	label=${label##*/}
 	TIERD=$build/tierd/tierd
@@ -152,7 +154,9 @@ measure() {
 	heatcmd=$(best_ms "$TIERCTL" heat scale --top 20)
 	stats=$(best_ms "$TIERCTL" stats scale)
 	dry=$(best_ms "$TIERCTL" tier now scale --dry-run)
+	t0=$(now)
 	"$TIERCTL" extent move scale 0 64 --tier ssd >/dev/null || fail "extent move failed"
+	move=$(since "$t0")
 	grep "pool scale: batch of [0-9]* extents: stall" $SCALE/tierd.log >$SCALE/swaps || true
 	[ -s $SCALE/swaps ] || fail "the move logged no batch"
 	# Where each stall went (commit, suspend, resume), for a figure that surprises.
@@ -176,9 +180,9 @@ measure() {
 		ticks=$(($(cpu_ticks "$TIERD_PID") - ticks))
 		idle=$(awk "BEGIN { printf \"%.1f%%\", $ticks / $hz / $IDLE_S * 100 }")
 	fi
-	rows+=("$(printf '%4s %-10s %9s %4s %8.1f %7.1f %10.1f %12s %10s %10s %7s %7s %8s %6s %9s %7s %8s' \
+	rows+=("$(printf '%4s %-10s %9s %4s %8.1f %7.1f %10.1f %12s %10s %10s %7s %7s %8s %6s %9s %7s %6.1f %8s' \
 		"$tib" "$label" "$extents" "$heat" "$create" "$stop" "$activate" "$db" "$rss1" \
-		"$rss2" "$show" "$heatcmd" "$stats" "$dry" "$stall" "$prep" "$idle")")
+		"$rss2" "$show" "$heatcmd" "$stats" "$dry" "$stall" "$prep" "$move" "$idle")")
 	echo "${rows[-1]}"
 	"$TIERCTL" pool destroy scale --yes >/dev/null 2>&1 || dmsetup remove scale
 	tierd_stop
@@ -198,9 +202,9 @@ done
 echo
 echo "bench-scale: HDD TiB, build, extents, heat, create s, stop s, activate s, tierd.db bytes,"
 echo "RSS MiB after create, after activation; pool show, heat, stats, tier now --dry-run ms;"
-echo "stall per batch of a move (median/worst) and its commit's preparation ms;"
+echo "stall per batch of a move (median/worst) and its commit's preparation ms; the move s;"
 echo "idle CPU over ${IDLE_S} s ($(nproc) guest CPUs, $(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024)) MiB)"
-printf '%4s %-10s %9s %4s %8s %7s %10s %12s %10s %10s %7s %7s %8s %6s %9s %7s %8s\n' tib build \
+printf '%4s %-10s %9s %4s %8s %7s %10s %12s %10s %10s %7s %7s %8s %6s %9s %7s %6s %8s\n' tib build \
 	extents heat create stop activate db_bytes rss_create rss_active show_ms heat_ms stats_ms \
-	dry_ms stall_ms prep_ms idle_cpu
+	dry_ms stall_ms prep_ms move_s idle_cpu
 printf '%s\n' "${rows[@]}"
