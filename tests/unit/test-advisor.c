@@ -165,8 +165,55 @@ static void test_matches_planner(void)
 	}
 }
 
+/*
+ * What tier advise relies on: the extents the planner's list leaves out
+ * (cold on the HDD and never moved, unpinned or pinned to the HDD;
+ * unmapped and not pinned to the SSD) change no share, whatever the policy.
+ */
+static void test_list_is_enough(void)
+{
+	enum { NR = 5000 };
+	static const enum policy_promote promote[] = { POLICY_PROMOTE_HEAT, POLICY_PROMOTE_ALL,
+						       POLICY_PROMOTE_NONE };
+
+	srand(3);
+	for (unsigned round = 0; round < 30; round++) {
+		struct planner_extent *e = extents(NR), *listed = calloc(NR, sizeof(*listed));
+		struct advisor dense, sparse;
+		struct policy pol;
+		uint32_t n = 0;
+
+		CHECK(listed != NULL);
+		policy_default(&pol);
+		pol.promote = promote[round % 3];
+		for (uint32_t i = 0; i < NR; i++) {
+			int r = rand() % 100;
+
+			e[i].tier = r < 10 ? PLANNER_SSD : r < 12 ? PLANNER_NONE : PLANNER_HDD;
+			e[i].heat = rand() % 4 ? 0 : (float)(rand() % 1000) / 10;
+			e[i].moved_at = rand() % 10 ? 0 : 1000;
+			e[i].pin = rand() % 20 ? PLANNER_NONE : rand() % 2 ? PLANNER_SSD : PLANNER_HDD;
+			/* The list's rule (pool_planner_list): what has heat, moved, is on or pinned to the SSD. */
+			if (e[i].tier == PLANNER_SSD || e[i].pin == PLANNER_SSD ||
+			    (e[i].tier == PLANNER_HDD && (e[i].heat > 0 || e[i].moved_at)))
+				listed[n++] = e[i];
+		}
+		CHECK(n < NR);
+		CHECK_OK(advisor_init(&dense, e, NR, &pol));
+		CHECK_OK(advisor_init(&sparse, listed, n, &pol));
+		CHECK_UINT(advisor_capacity_for_all(&sparse), advisor_capacity_for_all(&dense));
+		for (uint64_t cap = 0; cap <= NR; cap += 97)
+			NEAR(advisor_share(&sparse, cap), advisor_share(&dense, cap));
+		advisor_destroy(&dense);
+		advisor_destroy(&sparse);
+		free(listed);
+		free(e);
+	}
+}
+
 int main(void)
 {
+	test_list_is_enough();
 	test_curve();
 	test_pins();
 	test_empty_and_invalid();

@@ -615,34 +615,6 @@ static void pool_planner_room(const struct pool *p, uint32_t *ssd_capacity, uint
 	}
 }
 
-int pool_planner_input(const struct pool *p, struct planner_extent **out, uint32_t *ssd_capacity,
-		       uint32_t *ssd_free, uint32_t *hdd_free)
-{
-	uint32_t nr = p->sp.map.nr_logical;
-	struct planner_extent *v = calloc(nr ? nr : 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (uint32_t le = 0; le < nr; le++) {
-		struct extmap_loc loc = extmap_get(&p->sp.map, le);
-
-		if (loc.dev < p->sp.meta.nr_devs)
-			v[le].tier = p->sp.meta.devs[loc.dev].tier == METADATA_TIER_SSD ? PLANNER_SSD :
-											  PLANNER_HDD;
-	}
-	/* Heat only where the table has pages: the rest of v stays cold and never moved. */
-	for (uint32_t le = heat_next_used(&p->heat, 0, nr); le < nr && le < p->heat.nr;
-	     le = heat_next_used(&p->heat, le + 1, nr)) {
-		double h = heat_value(&p->heat, le);
-
-		v[le].heat = h >= 0 && h < 3e38f ? h : 0;
-		v[le].moved_at = heat_at(&p->heat, le)->moved_at;
-	}
-	pool_planner_room(p, ssd_capacity, ssd_free, hdd_free);
-	*out = v;
-	return 0;
-}
-
 double pool_extent_heat(const struct pool *p, uint32_t le)
 {
 	return le < p->heat.nr ? heat_value(&p->heat, le) : 0;

@@ -227,15 +227,9 @@ uint64_t pool_extent_size(const struct pool *p);
 uint32_t pool_nr_extents(const struct pool *p);
 bool pool_is_active(const struct pool *p);
 /*
- * Per logical extent: tier, heat and last move (pins are the caller's), and
- * the room for moves: SSD extents usable for data (its swap reserve
- * excluded) and free of them, free HDD extents. Free *ext.
- */
-int pool_planner_input(const struct pool *p, struct planner_extent **ext, uint32_t *ssd_capacity,
-		       uint32_t *ssd_free, uint32_t *hdd_free);
-/*
- * The planner's input as a list (lib/planner.h) and the room for moves, as
- * pool_planner_input gives them: listed are the extents with heat or a
+ * The planner's input as a list (lib/planner.h) and the room for moves (SSD
+ * extents usable for data, its swap reserve excluded, and free of them;
+ * free HDD extents): listed are the extents with heat or a
  * move, those on the SSD and those pinned to it; the rest are unmapped,
  * plain HDD extents (counted) or HDD extents pinned to the HDD (which never
  * move: neither listed nor counted). pins: by increasing first, not

@@ -80,8 +80,8 @@ int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s
 {
 	struct tiering_stats_report stats = { 0 };
 	struct tiering_plan_report plan = { 0 };
+	struct pool_planner_list list = { 0 };
 	struct planner_extent *ext = NULL;
-	uint32_t capacity, sfree, hfree, nr = pool_nr_extents(p);
 	struct advisor adv = { 0 };
 	struct tiering_pool *tp;
 	struct pool_report rep;
@@ -104,10 +104,20 @@ int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s
 		r = tiering_report_plan(ts, p, 0, &plan, err, err_len);
 	if (r < 0)
 		goto out;
-	r = pool_planner_input(p, &ext, &capacity, &sfree, &hfree);
+	/*
+	 * The extents the planner would list: the others (cold on the HDD,
+	 * unmapped) add no heat and no candidate, so the what-if costs what
+	 * has heat or sits on the SSD, not the pool (52 million at 200 TiB).
+	 */
+	r = pool_planner_list(p, tp->pins, tp->nr_pins, &list);
 	if (r == 0) {
-		tiering_pins_apply(tp, ext, nr);
-		r = advisor_init(&adv, ext, nr, &pol);
+		ext = malloc((list.nr_list ? list.nr_list : 1) * sizeof(*ext));
+		r = ext ? 0 : -ENOMEM;
+	}
+	if (r == 0) {
+		for (uint32_t i = 0; i < list.nr_list; i++)
+			ext[i] = list.list[i].e;
+		r = advisor_init(&adv, ext, list.nr_list, &pol);
 	}
 	if (r < 0) {
 		errbuf_fail(r, err, err_len, "pool %s: cannot rank its extents: %s", pool_name(p),
@@ -136,7 +146,7 @@ int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s
 		struct tiering_advice_point *pt = &out->points[i];
 
 		/* The SSD as it is keeps the capacity the planner gives it: the point a run aims at. */
-		pt->ssd_io_share = advisor_share(&adv, pt->current ? capacity :
+		pt->ssd_io_share = advisor_share(&adv, pt->current ? list.ssd_capacity :
 						 data_extents(pt->ssd_size / rep.extent_size));
 	}
 out:
@@ -144,6 +154,7 @@ out:
 		tiering_advice_report_destroy(out);
 	advisor_destroy(&adv);
 	free(ext);
+	pool_planner_list_destroy(&list);
 	tiering_plan_report_destroy(&plan);
 	tiering_stats_report_destroy(&stats);
 	return r;

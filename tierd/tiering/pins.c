@@ -34,14 +34,6 @@ void tiering_pins_report_destroy(struct tiering_pins_report *r)
 	r->nr = 0;
 }
 
-void tiering_pins_apply(const struct tiering_pool *tp, struct planner_extent *ext, uint32_t nr)
-{
-	for (size_t i = 0; i < tp->nr_pins; i++)
-		for (uint32_t le = tp->pins[i].first; le < tp->pins[i].first + tp->pins[i].nr && le < nr;
-		     le++)
-			ext[le].pin = tp->pins[i].ssd ? PLANNER_SSD : PLANNER_HDD;
-}
-
 /*
  * Pins as a per-extent array (0 none, 1 hdd, 2 ssd) is the simple way to
  * overlay, split and merge ranges; a pool's extents number millions at most.

@@ -71,9 +71,6 @@ int tierings_load_policy(struct tierings *ts, const char *name, struct policy *o
 
 /* ---- pins.c ---- */
 
-/* Mark the pinned extents of ext[0..nr) for the planner. */
-void tiering_pins_apply(const struct tiering_pool *tp, struct planner_extent *ext, uint32_t nr);
-
 /* ---- runs.c ---- */
 
 /* A run for the scheduled time `due`, which counts as started whether or not a run can start. */
