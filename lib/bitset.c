@@ -242,6 +242,37 @@ uint32_t bitset_next_clear(const struct bitset *b, uint32_t from)
 	return UINT32_MAX;
 }
 
+uint32_t bitset_next_set(const struct bitset *b, uint32_t from, uint32_t end)
+{
+	if (!b)
+		return 0;
+	if (end > b->nr)
+		end = b->nr;
+	while (from < end) {
+		uint32_t l = leaf_of(from), at = from % BITSET_LEAF_BITS, w = at / WORD_BITS;
+		const uint64_t *bits = b->leaf[l];
+		uint64_t set;
+
+		if (bits == FULL)
+			return from;
+		if (!bits) {
+			from = (l + 1) * BITSET_LEAF_BITS;
+			continue;
+		}
+		set = bits[w] & (~UINT64_C(0) << (at % WORD_BITS));
+		while (!set && ++w < LEAF_WORDS)
+			set = bits[w];
+		if (set) {
+			uint64_t i = (uint64_t)l * BITSET_LEAF_BITS + w * WORD_BITS +
+				     (unsigned)__builtin_ctzll(set);
+
+			return i < end ? (uint32_t)i : end;
+		}
+		from = (l + 1) * BITSET_LEAF_BITS;
+	}
+	return end;
+}
+
 uint64_t bitset_count(const struct bitset *b)
 {
 	uint64_t n = 0;

@@ -49,6 +49,8 @@ int bitset_set_range(struct bitset *b, uint32_t i, uint32_t count);
 bool bitset_all(const struct bitset *b, uint32_t i, uint32_t count, bool set);
 /* The lowest clear bit at or after from, or UINT32_MAX. */
 uint32_t bitset_next_clear(const struct bitset *b, uint32_t from);
+/* The lowest set bit in [from, end), or end (at most nr). */
+uint32_t bitset_next_set(const struct bitset *b, uint32_t from, uint32_t end);
 /* Bits set in [0, nr). */
 uint64_t bitset_count(const struct bitset *b);
 /* Whether the leaves agree with the counters and no bit past nr is set. */

@@ -603,12 +603,11 @@ int extmap_fill_linear(struct extmap *m, unsigned dev)
 		}
 		/* As far as the free pe run on: one step, and runs grow (le order). */
 		while (span && pe != UINT32_MAX) {
-			uint32_t free_run = 1;
+			uint64_t end = (uint64_t)pe + span < m->nr_pe[dev] ? (uint64_t)pe + span :
+										     m->nr_pe[dev];
+			uint32_t free_run = bitset_next_set(&m->used[dev], pe, (uint32_t)end) - pe;
 			int r;
 
-			while (free_run < span && pe + free_run < m->nr_pe[dev] &&
-			       !bitset_test(&m->used[dev], pe + free_run))
-				free_run++;
 			r = extmap_map_run(m, le, dev, pe, free_run);
 			if (r < 0)
 				return r;

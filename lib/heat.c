@@ -526,6 +526,7 @@ int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr
 {
 	size_t m, have = 0;
 	uint32_t i = 0;
+	float root = 0;
 
 	if (!t || !nr_out || (!out && n))
 		return -EINVAL;
@@ -541,11 +542,21 @@ int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr
 	if (!m)
 		return 0;
 	while (i < t->nr) {
-		if (have == m && !heat_pg(t, i / HEAT_PAGE)) {
+		const struct heat_extent *pg = heat_pg(t, i / HEAT_PAGE);
+		uint32_t end = (i / HEAT_PAGE + 1) * HEAT_PAGE;
+
+		if (have == m && !pg) {
 			i = heat_next_used(t, i, t->nr);
 			continue;
 		}
-		heat_top_offer(t, out, m, &have, i++);
+		/* A page at a time, its extents against the root's heat, looked up once. */
+		for (end = end < t->nr ? end : t->nr; i < end; i++) {
+			if (have == m && !(pg && pg[i % HEAT_PAGE].heat > root))
+				continue;
+			heat_top_offer(t, out, m, &have, i);
+			if (have == m)
+				root = heat_at(t, out[0])->heat;
+		}
 	}
 	/* Heapsort: moving the root to the back leaves the hottest in front. */
 	for (size_t k = m; k > 1; k--) {

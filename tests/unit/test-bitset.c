@@ -32,6 +32,17 @@ static void check_against(const struct bitset *b, const bool *model, uint32_t nr
 		CHECK_UINT(bitset_next_clear(b, from), want);
 	}
 	for (unsigned k = 0; k < 200; k++) {
+		uint32_t from = (uint32_t)rand() % (nr + 2), end = from + (uint32_t)rand() % (nr + 2);
+		uint32_t want = end < nr ? end : nr;
+
+		for (uint32_t i = from; i < want; i++)
+			if (model[i]) {
+				want = i;
+				break;
+			}
+		CHECK_UINT(bitset_next_set(b, from, end), want);
+	}
+	for (unsigned k = 0; k < 200; k++) {
 		uint32_t i = (uint32_t)rand() % nr, count = (uint32_t)rand() % (nr - i + 1);
 		bool all_set = true, all_clear = true;
 
