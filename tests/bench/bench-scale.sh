@@ -37,6 +37,10 @@
 #   TIERD_BENCH_TIB     HDD sizes in TiB (default "1 16")
 #   TIERD_BENCH_BUILDS  meson build directories to compare, absolute or
 #                       relative to the source tree (default: TIERD_BUILD_DIR)
+#   TIERD_BENCH_OTHERS_TIB  the sizes of TIERD_BENCH_TIB at which the builds
+#                       after the first are measured too (default: all): the
+#                       first build's growth at every size, the comparison
+#                       at fewer
 #   TIERD_BENCH_OPTS    tierd's options (default "--sample-interval 86400
 #                       --client-timeout 0 --verbose": no heat sample runs
 #                       into a timing, a create that holds the loop for over
@@ -60,6 +64,7 @@ fi
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 TIBS=${TIERD_BENCH_TIB:-1 16}
 BUILDS=${TIERD_BENCH_BUILDS:-$TIERD_BUILD_DIR}
+OTHERS_TIBS=${TIERD_BENCH_OTHERS_TIB:-$TIBS}
 read -r -a OPTS <<<"${TIERD_BENCH_OPTS:---sample-interval 86400 --client-timeout 0 --verbose}"
 BIG=/tmp/big
 SCALE=/tmp/scale
@@ -191,12 +196,16 @@ measure() {
 }
 
 for tib in $TIBS; do
+	first=1
 	for build in $BUILDS; do
 		case $build in
 		/*) ;;
 		*) build=$TIERD_SOURCE_DIR/$build ;;
 		esac
-		measure "$build" "$tib"
+		if [ $first -eq 1 ] || [[ " $OTHERS_TIBS " == *" $tib "* ]]; then
+			measure "$build" "$tib"
+		fi
+		first=0
 	done
 done
 echo
