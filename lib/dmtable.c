@@ -63,31 +63,23 @@ static int dmtable_locate(const struct extmap *m, const struct dmtable_dev *devs
 	return 0;
 }
 
-static int dmtable_add_extent(struct dmtable *t, const struct extmap *m,
-			      const struct dmtable_dev *devs, uint64_t extent_sectors, uint32_t le,
+/* A moving extent's mirror target, from where the map puts it to the move's destination. */
+static int dmtable_add_moving(struct dmtable *t, const struct extmap *m,
+			      const struct dmtable_dev *devs, uint64_t extent_sectors,
 			      const struct dmtable_move *move, uint32_t region_sectors)
 {
-	struct extmap_loc loc = extmap_get(m, le);
-	struct dmtable_target tg = { .start = le * extent_sectors, .len = extent_sectors };
+	struct extmap_loc loc = extmap_get(m, move->le);
+	struct dmtable_target tg = { .start = move->le * extent_sectors, .len = extent_sectors };
 	int ret;
 
 	ret = dmtable_locate(m, devs, extent_sectors, loc.dev, loc.pe, &tg.offset);
 	if (ret)
 		return ret;
-	if (devs[loc.dev].missing) {
-		if (move)
-			return -EINVAL;
-		tg.offset = 0;
-		tg.error = true;
-		return dmtable_push_merged(t, &tg);
-	}
-	tg.major = devs[loc.dev].major;
-	tg.minor = devs[loc.dev].minor;
-	if (!move)
-		return dmtable_push_merged(t, &tg);
-	if ((move->dev == loc.dev && move->pe == loc.pe) ||
+	if (devs[loc.dev].missing || (move->dev == loc.dev && move->pe == loc.pe) ||
 	    (move->dev < m->nr_devs && devs[move->dev].missing))
 		return -EINVAL;
+	tg.major = devs[loc.dev].major;
+	tg.minor = devs[loc.dev].minor;
 	ret = dmtable_locate(m, devs, extent_sectors, move->dev, move->pe, &tg.mirror_offset);
 	if (ret)
 		return ret;
@@ -181,8 +173,8 @@ int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
 	for (size_t i = 0; i < nr_moves && !ret; i++) {
 		ret = dmtable_add_still(out, m, devs, extent_sectors, le, moves[i].le);
 		if (!ret)
-			ret = dmtable_add_extent(out, m, devs, extent_sectors, moves[i].le,
-						 &moves[i], region_sectors);
+			ret = dmtable_add_moving(out, m, devs, extent_sectors, &moves[i],
+						 region_sectors);
 		le = moves[i].le + 1;
 	}
 	if (!ret)
