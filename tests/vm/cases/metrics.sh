@@ -212,19 +212,29 @@ now=$(date +%s)
 tierctl_ok schedule set tank manual
 
 step "job progress in bytes, while a move waits for a quiet volume"
-fio --name=busy --filename=$vol --direct=1 --rw=randread --bs=4k --size=$((8 * E)) \
-	--time_based --runtime=60 --eta=never --output=/dev/null &
-fio_pid=$!
-sleep 2
+# Two readers without a pause: one fio started two seconds early was not
+# enough on a loaded host, which left it unscheduled long enough for the
+# volume to look idle, and the move ran and ended before the first scrape.
+readers=()
+for r in 1 2; do
+	(while :; do dd if=$vol of=/dev/null bs=4k count=2048 iflag=direct status=none; done) &
+	readers+=($!)
+done
 "$TIERCTL" extent move tank 9 2 --tier ssd --io-awareness idle >/tmp/move.out 2>&1 &
 move_pid=$!
+waits_idle() {
+	kill -0 "$move_pid" 2>/dev/null || fail "the move ended without waiting: $(cat /tmp/move.out)"
+	"$TIERCTL" job show tank --json >/tmp/move-job.json 2>/dev/null &&
+		[ "$(jq -r .job.waiting /tmp/move-job.json)" = idle ]
+}
+wait_until 30 "the move waiting for an idle volume" waits_idle
 job_shows() { scrape && grep -q '^tierd_job_total_bytes{pool="tank"}' /tmp/metrics.txt; }
 wait_until 20 "the job in the metrics" job_shows
 assert_eq "job total" $((2 * E)) "$(metric 'tierd_job_total_bytes{pool="tank"}')"
 assert_eq "job done while it waits" 0 "$(metric 'tierd_job_done_bytes{pool="tank"}')"
 assert_eq "migrating" 1 "$(metric 'tierd_pool_migrating{pool="tank"}')"
-kill "$fio_pid"
-wait "$fio_pid" || true
+kill "${readers[@]}"
+wait "${readers[@]}" 2>/dev/null || true
 wait "$move_pid" || fail "the move failed: $(cat /tmp/move.out)"
 scrape
 grep -q '^tierd_job_' /tmp/metrics.txt && fail "job progress after the job"
