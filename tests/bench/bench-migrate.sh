@@ -35,12 +35,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [ -z "${TIERD_VM_KERNEL_TREE:-}" ]; then
-	export TIERD_SOURCE_DIR=${TIERD_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
-	export TIERD_BUILD_DIR=${TIERD_BUILD_DIR:-$TIERD_SOURCE_DIR/build}
-	exec "$TIERD_SOURCE_DIR/tests/vm/vm-run" --timeout "${TIERD_BENCH_TIMEOUT:-3000}" \
-		--memory 3072 -- /bin/bash "$here/bench-migrate.sh" "$@"
-fi
+. "$here/in-vm.sh"
+bench_in_vm "${TIERD_BENCH_TIMEOUT:-3000}" "3072" "${BASH_SOURCE[0]}" "$@"
 
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 command -v fio >/dev/null || skip "fio is not installed"

@@ -53,13 +53,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [ -z "${TIERD_VM_KERNEL_TREE:-}" ]; then
-	export TIERD_SOURCE_DIR=${TIERD_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
-	export TIERD_BUILD_DIR=${TIERD_BUILD_DIR:-$TIERD_SOURCE_DIR/build}
-	echo "host: $(uptime)"
-	exec "$TIERD_SOURCE_DIR/tests/vm/vm-run" --timeout "${TIERD_BENCH_TIMEOUT:-5400}" \
-		--memory "${TIERD_BENCH_MEMORY:-8192}" -- /bin/bash "$here/bench-scale.sh" "$@"
-fi
+. "$here/in-vm.sh"
+bench_in_vm "${TIERD_BENCH_TIMEOUT:-5400}" "${TIERD_BENCH_MEMORY:-8192}" "${BASH_SOURCE[0]}" "$@"
 
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 TIBS=${TIERD_BENCH_TIB:-1 16}
