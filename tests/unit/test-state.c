@@ -177,6 +177,85 @@ static void test_pool_round_trip(void)
 	state_close(st);
 }
 
+/*
+ * A staged save: nothing durable (nor visible to another connection) until
+ * its commit, which sets the generation given; an abort leaves the old
+ * rows; a second stage or another save waits for the first to end.
+ */
+static void test_pool_staged(void)
+{
+	struct state *st = open_state_in(sub_dir("staged"));
+	struct state_pool p, *back;
+	uint32_t moved[2] = { 5, 9 }, pe;
+	sqlite3 *raw;
+
+	make_pool(&p, 64);
+	CHECK_OK(state_pool_insert(st, &p));
+	raw = raw_open(sub_dir("staged"));
+	for (int i = 0; i < 2; i++) {
+		CHECK_OK(extmap_alloc(&p.map, 1, &pe));
+		CHECK_OK(extmap_release(&p.map, 1, pe));
+		CHECK_OK(extmap_remap(&p.map, moved[i], 1, pe));
+	}
+	CHECK_OK(state_intents_add(st, p.id,
+				   &(struct state_intent){ .le = 5, .src_dev = 0, .dst_dev = 1 }, 1,
+				   1000));
+
+	/* Staged, then rolled back: the rows are those of generation 1. */
+	CHECK_OK(state_pool_stage(st, &p, moved, 2));
+	CHECK_INT(state_pool_stage(st, &p, moved, 2), -EBUSY);
+	CHECK_INT(raw_count(raw, "SELECT generation FROM pool"), 1);
+	state_staged_abort(st);
+	state_staged_abort(st); /* nothing staged: a no-op */
+	back = load_one(st);
+	CHECK_UINT(back->meta.generation, 1);
+	CHECK_UINT(extmap_get(&back->map, 5).dev, 0);
+	state_pool_destroy(back);
+	free(back);
+	CHECK_INT(raw_count(raw, "SELECT count(*) FROM migration"), 1);
+
+	/* Staged at the map's generation, committed as the next one. */
+	CHECK_OK(state_pool_stage(st, &p, moved, 2));
+	CHECK_INT(raw_count(raw, "SELECT count(*) FROM migration"), 1);
+	CHECK_OK(state_staged_commit(st, 2));
+	CHECK_INT(state_staged_commit(st, 3), -EINVAL);
+	p.meta.generation = 2;
+	back = load_one(st);
+	check_same_pool(&p, back);
+	state_pool_destroy(back);
+	free(back);
+	CHECK_INT(raw_count(raw, "SELECT count(*) FROM migration"), 0);
+
+	/* The whole pool staged (les NULL), as after a failed save. */
+	CHECK_OK(extmap_alloc(&p.map, 1, &pe));
+	CHECK_OK(extmap_release(&p.map, 1, pe));
+	CHECK_OK(extmap_remap(&p.map, 11, 1, pe));
+	snprintf(p.paths[1], sizeof(p.paths[1]), "/dev/nvme1n1");
+	CHECK_OK(state_pool_stage(st, &p, NULL, 0));
+	CHECK_OK(state_staged_commit(st, 3));
+	p.meta.generation = 3;
+	back = load_one(st);
+	check_same_pool(&p, back);
+	state_pool_destroy(back);
+	free(back);
+
+	/* A stage left open when the state closes is rolled back. */
+	CHECK_OK(extmap_alloc(&p.map, 1, &pe));
+	CHECK_OK(extmap_release(&p.map, 1, pe));
+	CHECK_OK(extmap_remap(&p.map, 12, 1, pe));
+	CHECK_OK(state_pool_stage(st, &p, (uint32_t[]){ 12 }, 1));
+	state_close(st);
+	st = open_state_in(sub_dir("staged"));
+	back = load_one(st);
+	CHECK_UINT(back->meta.generation, 3);
+	CHECK_UINT(extmap_get(&back->map, 12).dev, 0);
+	state_pool_destroy(back);
+	free(back);
+	sqlite3_close(raw);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
 static void test_heat_round_trip(void)
 {
 	const uint32_t nr = 2 * STATE_HEAT_CHUNK + 100;
@@ -815,6 +894,7 @@ int main(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	test_pool_round_trip();
+	test_pool_staged();
 	test_heat_round_trip();
 	test_tier_io();
 	test_tiering();

@@ -57,6 +57,7 @@ struct migrate_timing {
 	uint64_t stall_ns;        /* the longest swap after the copy: normally the commit's */
 	uint64_t commit_ns;       /* of which writing the devices and the state, */
 	uint64_t commit_bytes;    /* (the bytes written to the devices, all together) */
+	uint64_t state_ns;        /* (of which saving the state) */
 	uint64_t prepare_ns;      /* the commit's encoding and diff, before the suspend */
 	uint64_t suspend_ns;      /* the suspend itself (in-flight I/O, mirrors stopping) */
 	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
@@ -339,11 +340,11 @@ static void batch_end(struct migrate_batch *b, int r)
 	/* Normally written at the last resume; what a failed one left waiting goes now. */
 	batch_debug_release(b);
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
-	log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms, %llu"
-		       " KiB written); commit prepared in %.1f ms before the suspend; %zu moved,"
+	log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms, state"
+		       " %.1f ms of it, %llu KiB written); commit prepared in %.1f ms before the suspend; %zu moved,"
 		       " copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
 		       " %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
-		       t->stall_ns / 1e6, t->commit_ns / 1e6,
+		       t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
 		       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
 		       t->copy_ns / 1e9,
 		       t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->resume_ns / 1e6,
@@ -628,12 +629,16 @@ static void batch_commit(struct migrate_batch *b)
 	r = filled < 0 ? (int)filled : 0;
 	if (r == 0 && nr_changed)
 		r = pool_commit_prepare(b->p, &next, b->err, sizeof(b->err));
+	/* The state's rows too: what is left for the suspended window is their commit. */
+	if (r == 0 && nr_changed)
+		r = pool_commit_stage(b->p, &next, changed, nr_changed, b->err, sizeof(b->err));
 	b->timing.prepare_ns = clock_now_ns() - from;
 	if (filled > 0)
 		batch_debug(b, "copied the current generation into %zd KiB of slots that no diff could use",
 			    filled / 1024);
 	if (r < 0) {
 		batch_debug(b, "%s", b->err);
+		pool_prepared_release(&next);
 		batch_revert(b, 1);
 		if (return_to_map(b, devs) < 0)
 			leave_mirrors(b, NULL, 0);
@@ -706,6 +711,7 @@ static void batch_commit(struct migrate_batch *b)
 		r = pool_commit_prepared(b->p, &next, changed, nr_changed, b->err, sizeof(b->err));
 		b->timing.commit_ns = clock_now_ns() - from;
 		b->timing.commit_bytes = pool_commit_bytes(b->p);
+		b->timing.state_ns = pool_commit_state_ns(b->p);
 		if (r < 0) {
 			batch_debug(b, "commit failed after %.1f ms: %s", ms(b->timing.commit_ns),
 				    b->err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "blockdev.h"
+#include "clock.h"
 #include "fault.h"
 
 static void *block_alloc(size_t len)
@@ -620,6 +621,7 @@ void pool_prepared_release(struct pool_prepared *c)
 {
 	if (!c)
 		return;
+	state_staged_abort(c->staged);
 	free(c->buf);
 	free(c->runs);
 	slotsum_set_free(&c->blocks);
@@ -734,6 +736,11 @@ size_t pool_commit_bytes(const struct pool *p)
 	return p->commit_bytes;
 }
 
+uint64_t pool_commit_state_ns(const struct pool *p)
+{
+	return p->commit_state_ns;
+}
+
 /*
  * Save the pool to the state: only the extents named while the state is
  * known to hold the rest, else (changed NULL, or after a failed save) all.
@@ -748,15 +755,41 @@ int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed)
 	return r;
 }
 
+int pool_commit_stage(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
+		      size_t nr_changed, char *err, size_t err_len)
+{
+	int r = fault_fail("state-stage");
+
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "pool %s: cannot save the state: %s",
+				   p->sp.meta.name, strerror(-r));
+	r = state_pool_stage(p->ps->state, &p->sp, p->state_stale ? NULL : changed, nr_changed);
+	if (r < 0)
+		return errbuf_fail(r, err, err_len, "pool %s: cannot save the state: %s",
+				   p->sp.meta.name, state_last_error(p->ps->state));
+	c->staged = p->ps->state;
+	return 0;
+}
+
 int pool_commit_prepared(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
 			 size_t nr_changed, char *err, size_t err_len)
 {
 	int r = pool_commit_write(p, c, err, err_len);
+	uint64_t from;
 
+	p->commit_state_ns = 0;
 	if (r < 0)
 		return r;
 	fault_point("commit-after-devices");
-	r = pool_save_state(p, changed, nr_changed);
+	from = clock_now_ns();
+	if (c->staged) {
+		c->staged = NULL;
+		r = state_staged_commit(p->ps->state, c->gen);
+		p->state_stale = r < 0;
+	} else {
+		r = pool_save_state(p, changed, nr_changed);
+	}
+	p->commit_state_ns = clock_now_ns() - from;
 	/* The devices hold the new generation: activation adopts it even so. */
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "cannot save the state: %s",

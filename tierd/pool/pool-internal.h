@@ -126,6 +126,7 @@ struct pool {
 		struct slotsum_set differs[METADATA_MAX_DEVS][2];
 	} known;
 	size_t commit_bytes; /* written to the devices by the last metadata write */
+	uint64_t commit_state_ns; /* the last commit's save of the state */
 };
 
 struct pools {
@@ -185,6 +186,7 @@ struct pool_prepared {
 	struct slotsum_set changed;
 	bool other_known[METADATA_MAX_DEVS];
 	struct slotsum_set other[METADATA_MAX_DEVS];
+	struct state *staged; /* pool_commit_stage left its transaction open here */
 };
 /*
  * Before pool_commit_prepare, while the volume runs: copy the current
@@ -301,13 +303,25 @@ void pool_set_broken(struct pool *p, const char *why);
 int pool_commit(struct pool *p, const uint32_t *changed, size_t nr_changed, char *err,
 		size_t err_len);
 /*
- * pool_commit of a prepared generation. Either way c is left holding memory
- * to release with pool_prepared_release once the volume runs again.
+ * After pool_commit_prepare, still before the suspend: write the state's
+ * rows of the commit (those pool_commit_prepared would save) in a
+ * transaction left open, so that the commit while I/O is held only
+ * commits it. No other save of the state until the commit or the release.
+ */
+int pool_commit_stage(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
+		      size_t nr_changed, char *err, size_t err_len);
+/*
+ * pool_commit of a prepared generation (and of its staged state, if any).
+ * Either way c is left holding memory to release with
+ * pool_prepared_release once the volume runs again; the release rolls
+ * back a stage not committed.
  */
 int pool_commit_prepared(struct pool *p, struct pool_prepared *c, const uint32_t *changed,
 			 size_t nr_changed, char *err, size_t err_len);
 /* Bytes the last commit wrote to the devices, all of them together. */
 size_t pool_commit_bytes(const struct pool *p);
+/* How long the last pool_commit_prepared took to save the state (ns). */
+uint64_t pool_commit_state_ns(const struct pool *p);
 /*
  * Give p an object of the move layer's to destroy with the volume (NULL:
  * none); destroys the one it had. pool_drop_leftover destroys it now.

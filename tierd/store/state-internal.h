@@ -11,6 +11,8 @@
 struct state {
 	sqlite3 *db;
 	char error[256];
+	/* A stage's transaction is open: its pool's generation, to set at commit. */
+	sqlite3_stmt *staged_generation;
 };
 
 /* Defined in state.c; on failure they set st->error and return a negative errno. */

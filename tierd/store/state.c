@@ -190,6 +190,7 @@ void state_close(struct state *st)
 {
 	if (!st)
 		return;
+	state_staged_abort(st);
 	sqlite3_close(st->db);
 	free(st);
 }
@@ -305,15 +306,13 @@ int state_pool_insert(struct state *st, struct state_pool *p)
 	return state_commit_or_rollback(st, r);
 }
 
-int state_pool_save(struct state *st, const struct state_pool *p)
+/* The rows of state_pool_save, inside the caller's transaction. */
+static int state_pool_write_all(struct state *st, const struct state_pool *p)
 {
 	sqlite3_stmt *stmt = NULL;
 	char uuid[37];
 	int r;
 
-	r = state_exec(st, "BEGIN IMMEDIATE");
-	if (r < 0)
-		return r;
 	r = state_prepare(st,
 			  "UPDATE pool SET uuid = ?, name = ?, extent_size = ?, flags = ?,"
 			  " created = ?, generation = ?, nr_logical = ?, want_active = ?"
@@ -331,18 +330,16 @@ int state_pool_save(struct state *st, const struct state_pool *p)
 		r = state_exec_id(st, "DELETE FROM device WHERE pool_id = ?1", p->id);
 	if (r == 0)
 		r = state_write_pool(st, p);
-	return state_commit_or_rollback(st, r);
+	return r;
 }
 
-int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
-			    size_t nr)
+/* The rows of state_pool_save_extents, inside the caller's transaction. */
+static int state_pool_write_extents(struct state *st, const struct state_pool *p,
+				    const uint32_t *les, size_t nr)
 {
 	sqlite3_stmt *stmt = NULL;
 	int r;
 
-	r = state_exec(st, "BEGIN IMMEDIATE");
-	if (r < 0)
-		return r;
 	r = state_prepare(st, "UPDATE pool SET generation = ?1, nr_logical = ?2 WHERE id = ?3", &stmt);
 	if (r == 0) {
 		sqlite3_bind_int64(stmt, 1, (sqlite3_int64)p->meta.generation);
@@ -362,7 +359,70 @@ int state_pool_save_extents(struct state *st, const struct state_pool *p, const 
 		r = state_step_done(st, stmt);
 	}
 	sqlite3_finalize(stmt);
+	return r;
+}
+
+int state_pool_save(struct state *st, const struct state_pool *p)
+{
+	int r = state_exec(st, "BEGIN IMMEDIATE");
+
+	if (r < 0)
+		return r;
+	return state_commit_or_rollback(st, state_pool_write_all(st, p));
+}
+
+int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
+			    size_t nr)
+{
+	int r = state_exec(st, "BEGIN IMMEDIATE");
+
+	if (r < 0)
+		return r;
+	return state_commit_or_rollback(st, state_pool_write_extents(st, p, les, nr));
+}
+
+int state_pool_stage(struct state *st, const struct state_pool *p, const uint32_t *les,
+		     size_t nr)
+{
+	int r;
+
+	if (st->staged_generation)
+		return -EBUSY;
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	r = les ? state_pool_write_extents(st, p, les, nr) : state_pool_write_all(st, p);
+	if (r == 0)
+		r = state_prepare(st, "UPDATE pool SET generation = ?1 WHERE id = ?2",
+				  &st->staged_generation);
+	if (r == 0) {
+		sqlite3_bind_int64(st->staged_generation, 2, p->id);
+		return 0;
+	}
 	return state_commit_or_rollback(st, r);
+}
+
+int state_staged_commit(struct state *st, uint64_t generation)
+{
+	sqlite3_stmt *stmt = st->staged_generation;
+	int r;
+
+	if (!stmt)
+		return -EINVAL;
+	st->staged_generation = NULL;
+	sqlite3_bind_int64(stmt, 1, (sqlite3_int64)generation);
+	r = state_step_done(st, stmt);
+	sqlite3_finalize(stmt);
+	return state_commit_or_rollback(st, r);
+}
+
+void state_staged_abort(struct state *st)
+{
+	if (!st || !st->staged_generation)
+		return;
+	sqlite3_finalize(st->staged_generation);
+	st->staged_generation = NULL;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 static int state_update_pool_int(struct state *st, const char *sql, int64_t id, int64_t value)

@@ -44,6 +44,20 @@ int state_pool_save(struct state *st, const struct state_pool *p);
  */
 int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
 			    size_t nr);
+/*
+ * A save in two steps, for a commit made while the volume is suspended:
+ * the stage writes every row of state_pool_save (les NULL) or of
+ * state_pool_save_extents in a transaction it leaves open, at the pool's
+ * generation as p has it; state_staged_commit then sets the generation and
+ * commits, so that only the commit's own write and sync are left for the
+ * suspended window, and nothing is durable before it. Until then no other
+ * save may run: state_staged_abort rolls the stage back (nothing staged: a
+ * no-op).
+ */
+int state_pool_stage(struct state *st, const struct state_pool *p, const uint32_t *les,
+		     size_t nr);
+int state_staged_commit(struct state *st, uint64_t generation);
+void state_staged_abort(struct state *st);
 int state_pool_set_want_active(struct state *st, int64_t id, int want_active);
 int state_pool_set_path(struct state *st, int64_t id, unsigned dev, const char *path);
 int state_pool_delete(struct state *st, int64_t id);

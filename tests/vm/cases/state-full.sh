@@ -7,6 +7,9 @@
 # the map the devices hold and the volume reads back what was written. A move
 # whose commit cannot be saved fails saying so, and the pool refuses moves,
 # saying why, until tierd restarts.
+# A move whose state rows cannot be written before the suspend
+# (TIERD_FAULT=fail:state-stage) fails saying so with nothing moved, and the
+# pool takes moves again at once: nothing was committed anywhere.
 # Last, a state whose map differs from the devices' at the same generation
 # (what the failed save left before it was redone): the devices' map wins.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
@@ -61,6 +64,22 @@ assert_eq "extents on the SSD after the restart" 8 \
 	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 vm_drop_caches
 assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+
+step "a move whose state rows fail before the suspend"
+tierd_stop
+TIERD_FAULT=fail:state-stage tierd_start
+tierctl_fails 1 "cannot save the state: Input/output error" extent move tank 16 4 --tier ssd
+assert_eq "extents on the SSD after the failed stage" 8 \
+	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+assert_eq "moves refused after a failed stage" "" "$(pool_field tank '.moves_refused // ""')"
+dmsetup table tank | grep -q mirror && fail "a mirror left after the failed stage"
+tierd_stop
+tierd_start
+tierctl_ok extent move tank 16 4 --tier ssd
+assert_eq "extents on the SSD after the move" 12 \
+	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+vm_drop_caches
+assert_eq "volume contents after the moves" "$want" "$(vm_sha256 $vol "$size")"
 
 step "the state's map differs from the devices' at the same generation"
 tierd_stop
