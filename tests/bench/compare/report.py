@@ -114,10 +114,14 @@ class Results:
         return sum(r[1] for r in own) / len(own) / (sum(r[1] for r in refs) / len(refs))
 
 
-def access_shares(skew, size_mb, bs, cap_bytes_list, tmp, extent):
-    """For fio's own generator of SKEW over SIZE_MB: the share of I/Os that
-    land in the hottest CAP bytes, counted by 4 KiB block and by EXTENT
-    bytes. Returns {cap: (share_4k, share_extent)}."""
+def unit_counts(skew, size_mb, bs, tmp, units):
+    """Replay fio's own generator of SKEW over SIZE_MB (the null engine,
+    2 GiB of I/O) and count its I/Os by each unit of UNITS (bytes). Half
+    of the I/Os pick the hottest units, the other half measure them:
+    ranking and counting the same sample would pick units that were hot by
+    chance (in zoned's uniform cold part, say) and overstate the share.
+    Returns (pick, count, m): a Counter per unit of each half, and the
+    I/Os of the measuring half; None for a skew fio cannot replay."""
     if skew not in ("z100", "z90", "zipf") or not shutil.which("fio"):
         return None
     log = os.path.join(tmp, f"{skew}.iolog")
@@ -125,11 +129,8 @@ def access_shares(skew, size_mb, bs, cap_bytes_list, tmp, extent):
                     "--rw=randread", f"--bs={bs}", f"--random_distribution={SKEWS[skew]}",
                     "--norandommap", "--io_size=2G", f"--write_iolog={log}",
                     "--output=/dev/null"], check=True)
-    # Half of the I/Os pick the hottest blocks, the other half measure them:
-    # ranking and counting the same sample would pick blocks that were hot by
-    # chance (in zoned's uniform cold part, say) and overstate the share.
-    pick = [collections.Counter(), collections.Counter()]
-    count = [collections.Counter(), collections.Counter()]
+    pick = {u: collections.Counter() for u in units}
+    count = {u: collections.Counter() for u in units}
     n = 0
     for line in open(log):
         f = line.split()
@@ -137,18 +138,30 @@ def access_shares(skew, size_mb, bs, cap_bytes_list, tmp, extent):
         if len(f) >= 4 and f[-3] == "read":
             off = int(f[-2])
             c = pick if n % 2 == 0 else count
-            c[0][off // 4096] += 1
-            c[1][off // extent] += 1
+            for u in units:
+                c[u][off // u] += 1
             n += 1
-    m = n // 2
-    out = {}
-    for cap in cap_bytes_list:
-        sh = []
-        for g, unit in ((0, 4096), (1, extent)):
-            hot = [k for k, _ in pick[g].most_common(cap // unit)]
-            sh.append(sum(count[g][k] for k in hot) / m)
-        out[cap] = tuple(sh)
-    return out
+    os.unlink(log)
+    return pick, count, n // 2
+
+
+def hot_units(counts, unit, cap):
+    """The hottest CAP bytes of UNIT-sized units, from unit_counts, and the
+    share of the measuring half's I/Os they take."""
+    pick, count, m = counts
+    hot = [k for k, _ in pick[unit].most_common(cap // unit)]
+    return hot, sum(count[unit][k] for k in hot) / m
+
+
+def access_shares(skew, size_mb, bs, cap_bytes_list, tmp, extent):
+    """For fio's own generator of SKEW over SIZE_MB: the share of I/Os that
+    land in the hottest CAP bytes, counted by 4 KiB block and by EXTENT
+    bytes. Returns {cap: (share_4k, share_extent)}."""
+    counts = unit_counts(skew, size_mb, bs, tmp, (4096, extent))
+    if counts is None:
+        return None
+    return {cap: (hot_units(counts, 4096, cap)[1], hot_units(counts, extent, cap)[1])
+            for cap in cap_bytes_list}
 
 
 def slices(path):
