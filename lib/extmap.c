@@ -657,6 +657,34 @@ uint32_t extmap_span(const struct extmap *m, uint32_t le, uint32_t max, struct e
 	return end - le;
 }
 
+bool extmap_loc_follows(struct extmap_loc a, struct extmap_loc b)
+{
+	if (a.dev == EXTMAP_NO_DEV || b.dev == EXTMAP_NO_DEV)
+		return a.dev == b.dev;
+	return a.dev == b.dev && b.pe == a.pe + 1;
+}
+
+uint32_t extmap_runs(const struct extmap *m)
+{
+	struct extmap_loc last = { .dev = EXTMAP_NO_DEV }, loc;
+	uint32_t runs = 0, le = 0, n;
+
+	if (!m)
+		return 0;
+	while (le < m->nr_logical) {
+		n = extmap_span(m, le, m->nr_logical - le, &loc);
+		if (!n)
+			break;
+		if (le == 0 || !extmap_loc_follows(last, loc))
+			runs++;
+		last = loc;
+		if (loc.dev != EXTMAP_NO_DEV)
+			last.pe += n - 1;
+		le += n;
+	}
+	return runs;
+}
+
 int extmap_hold(struct extmap *m, uint32_t le)
 {
 	struct extmap_loc loc;

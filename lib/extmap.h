@@ -2,6 +2,7 @@
 #ifndef TIERD_EXTMAP_H
 #define TIERD_EXTMAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bitset.h"
@@ -182,6 +183,18 @@ struct extmap_loc extmap_get(const struct extmap *m, uint32_t le);
  * pointer per 64 le of what it returns.
  */
 uint32_t extmap_span(const struct extmap *m, uint32_t le, uint32_t max, struct extmap_loc *loc);
+/*
+ * Whether b continues a: the next pe of the same device, or both unmapped.
+ * Where it does not, the volume's table starts a new target.
+ */
+bool extmap_loc_follows(struct extmap_loc a, struct extmap_loc b);
+/*
+ * The map's runs: maximal stretches of le that each continue the one
+ * before (extmap_loc_follows), which is the number of targets of the
+ * volume's table with every device present. A span at a time: it grows
+ * with the runs and pages, not with the extents.
+ */
+uint32_t extmap_runs(const struct extmap *m);
 /*
  * le's entry itself, its group made a page (NULL without memory or out of
  * range), for tests that corrupt a map on purpose: a write through it

@@ -7,9 +7,10 @@
  * SSD of 1/32 its size), HOT extents scattered over it moved to the SSD,
  * the map's side of a decode (the runs of that map into a new one, as
  * metadata_map_decode makes them, then extmap_check), a heat table with I/O on those extents and on as many others,
- * heat_top(20), and a tiering plan as tierd makes one (a list of the
+ * heat_top(20), a tiering plan as tierd makes one (a list of the
  * extents that matter, built a run and a heat page at a time, then the
- * planner). Memory is what the map and the table hold; times are process
+ * planner), and the count of the volume table's targets (extmap_runs, made
+ * before every batch and by pool show). Memory is what the map and the table hold; times are process
  * CPU time, best of three.
  *
  * What should not grow with the pool: the move's cost, heat_top's and the
@@ -58,7 +59,8 @@ static uint32_t hot_le(uint32_t nr, uint32_t i)
 
 struct sizes {
 	uint32_t nr;
-	double fill_ms, move_ms, decode_ms, top_ms, plan_ms;
+	double fill_ms, move_ms, decode_ms, top_ms, plan_ms, runs_ms;
+	uint32_t runs;
 	uint64_t map_bytes, heat_bytes;
 	size_t moves;
 };
@@ -253,8 +255,9 @@ int main(int argc, char **argv)
 
 	printf("bench-size: %u MiB extents, %u hot extents moved to the SSD at every size;"
 	       " CPU ms, best of %d\n", BENCH_EXTENT_MIB, BENCH_HOT, BENCH_RUNS);
-	printf("%5s %10s %10s %10s %9s %12s %9s %9s %8s %8s\n", "TiB", "extents", "map_MiB",
-	       "heat_MiB", "fill_ms", "move_ms/1k", "decode_ms", "top20_ms", "plan_ms", "moves");
+	printf("%5s %10s %10s %10s %9s %12s %9s %9s %8s %8s %8s %8s\n", "TiB", "extents",
+	       "map_MiB", "heat_MiB", "fill_ms", "move_ms/1k", "decode_ms", "top20_ms", "plan_ms",
+	       "moves", "targets", "count_ms");
 	for (size_t s = 0; s < sizeof(tib) / sizeof(tib[0]); s++) {
 		struct sizes z = { .nr = (uint32_t)((uint64_t)tib[s] << 20) / BENCH_EXTENT_MIB };
 		struct extmap m;
@@ -266,7 +269,7 @@ int main(int argc, char **argv)
 			break;
 		make_map(&m, z.nr, &z);
 		make_heat(&h, z.nr, &z);
-		z.decode_ms = z.top_ms = z.plan_ms = 1e300;
+		z.decode_ms = z.top_ms = z.plan_ms = z.runs_ms = 1e300;
 		for (int run = 0; run < BENCH_RUNS; run++) {
 			z.decode_ms = best(z.decode_ms, decode(&m));
 			t = cpu_ms();
@@ -274,10 +277,13 @@ int main(int argc, char **argv)
 				die("heat_top", -1);
 			z.top_ms = best(z.top_ms, cpu_ms() - t);
 			z.plan_ms = best(z.plan_ms, plan(&m, &h, &z.moves));
+			t = cpu_ms();
+			z.runs = extmap_runs(&m);
+			z.runs_ms = best(z.runs_ms, cpu_ms() - t);
 		}
-		printf("%5u %10u %10.1f %10.1f %9.0f %12.2f %9.0f %9.2f %8.1f %8zu\n", tib[s], z.nr,
-		       z.map_bytes / 1048576.0, z.heat_bytes / 1048576.0, z.fill_ms, z.move_ms,
-		       z.decode_ms, z.top_ms, z.plan_ms, z.moves);
+		printf("%5u %10u %10.1f %10.1f %9.0f %12.2f %9.0f %9.2f %8.1f %8zu %8u %8.2f\n",
+		       tib[s], z.nr, z.map_bytes / 1048576.0, z.heat_bytes / 1048576.0, z.fill_ms,
+		       z.move_ms, z.decode_ms, z.top_ms, z.plan_ms, z.moves, z.runs, z.runs_ms);
 		fflush(stdout);
 		heat_table_destroy(&h);
 		extmap_destroy(&m);
