@@ -9,9 +9,37 @@ bool batch_pending(const struct batch_move *moves, size_t nr, size_t *first_wait
 	return *first_waiting < nr;
 }
 
+/* Where le maps once the first n items of the batch commit. */
+static struct extmap_loc batch_loc(const struct extmap *map, const struct batch_item *items,
+				   size_t n, uint32_t le)
+{
+	for (size_t i = 0; i < n; i++)
+		if (items[i].le == le)
+			return (struct extmap_loc){ .dev = (uint16_t)items[i].dev, .pe = items[i].pe };
+	return extmap_get(map, le);
+}
+
+/*
+ * How many targets the table gains (or loses, < 0) when items[n] commits
+ * after the n before it: only the two boundaries beside its le can change.
+ */
+static long batch_targets_delta(const struct extmap *map, const struct batch_item *items, size_t n)
+{
+	uint32_t le = items[n].le;
+	long delta = 0;
+
+	for (uint32_t b = le ? le - 1 : 0; b <= le && b + 1 < map->nr_logical; b++) {
+		delta += !extmap_loc_follows(batch_loc(map, items, n + 1, b),
+					     batch_loc(map, items, n + 1, b + 1));
+		delta -= !extmap_loc_follows(batch_loc(map, items, n, b),
+					     batch_loc(map, items, n, b + 1));
+	}
+	return delta;
+}
+
 size_t batch_next(struct extmap *map, struct batch_move *moves, size_t nr, size_t *first_waiting,
-		  const uint32_t *reserve, size_t max, size_t lookahead, struct batch_item *items,
-		  size_t *started)
+		  const uint32_t *reserve, struct batch_table *table, size_t max, size_t lookahead,
+		  struct batch_item *items, size_t *started)
 {
 	size_t n = 0, looked = 0, marked = 0;
 
@@ -37,7 +65,19 @@ size_t batch_next(struct extmap *map, struct batch_move *moves, size_t nr, size_
 			extmap_release(map, m->dev, pe);
 			continue;
 		}
-		items[n++] = (struct batch_item){ .le = m->le, .dev = m->dev, .pe = pe };
+		items[n] = (struct batch_item){ .le = m->le, .dev = m->dev, .pe = pe };
+		if (table) {
+			long delta = batch_targets_delta(map, items, n);
+
+			if (delta > 0 && table->max_targets &&
+			    (uint64_t)table->targets + (uint64_t)delta > table->max_targets) {
+				extmap_release(map, m->dev, pe);
+				table->held++;
+				continue;
+			}
+			table->targets = (uint32_t)((long)table->targets + delta);
+		}
+		n++;
 		m->state = BATCH_STARTED;
 		marked++;
 	}

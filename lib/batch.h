@@ -33,6 +33,18 @@ struct batch_item {
 };
 
 /*
+ * The volume's table, for batches that keep it within a number of targets:
+ * each takes kernel memory and time of every table swap while the volume
+ * is suspended, and libdevmapper cannot load a table of a million
+ * (docs/scale.md, "The volume's table").
+ */
+struct batch_table {
+	uint32_t targets;     /* the map's runs (extmap_runs) before; after the batch on return */
+	uint32_t max_targets; /* 0: no limit */
+	size_t held;          /* grows by the moves left waiting because of max_targets */
+};
+
+/*
  * Advance *first_waiting past started moves (every move before it must be
  * started already). Returns whether a move is left waiting, that is
  * *first_waiting < nr.
@@ -53,6 +65,11 @@ bool batch_pending(const struct batch_move *moves, size_t nr, size_t *first_wait
  *   marked BATCH_STARTED and its item, with the reserved pe, appended to
  *   items. Without memory for the hold it waits, as without room. reserve holds map->nr_devs entries; a
  *   dev at or past map->nr_devs never fits.
+ * - With table given, a move that would take the table past max_targets
+ *   (counting the moves before it in the batch: a move may split a run,
+ *   join two or neither) waits too, and table->held counts it; one that
+ *   adds no target may start even on a table past its limit. table->targets
+ *   becomes what the table has after the batch commits.
  * - A move that does not fit stays BATCH_WAITING, for a later batch: what
  *   this batch's commit frees may make room (a swap).
  *
@@ -69,8 +86,8 @@ bool batch_pending(const struct batch_move *moves, size_t nr, size_t *first_wait
  * not start), for good.
  */
 size_t batch_next(struct extmap *map, struct batch_move *moves, size_t nr, size_t *first_waiting,
-		  const uint32_t *reserve, size_t max, size_t lookahead, struct batch_item *items,
-		  size_t *started);
+		  const uint32_t *reserve, struct batch_table *table, size_t max, size_t lookahead,
+		  struct batch_item *items, size_t *started);
 
 /* The moves still waiting from first_waiting on: a scan. */
 size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_waiting);

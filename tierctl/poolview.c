@@ -162,12 +162,16 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		{ "Volume size", "volume", TABLE_STRING },
 		{ "SSD grows volume", "ssd_grows_volume", TABLE_BOOL },
 		{ "Metadata generation", "metadata_generation", TABLE_UINT },
+		{ "Table", "table", TABLE_STRING },
 		{ "Heat", "heat", TABLE_STRING },
 		{ "Tiering", "schedule", TABLE_STRING },
 		{ "Next run", "next_run_at", TABLE_STRING },
 	};
 	char size[SIZE_FORMAT_MAX], extents[SIZE_FORMAT_MAX], extent[SIZE_FORMAT_MAX];
+	char targets[SIZE_FORMAT_MAX], max_targets[SIZE_FORMAT_MAX];
 	char *state = NULL, *size_text = NULL, *heat_text = NULL, *tiering = NULL;
+	char *table_text = NULL;
+	struct json_object *table = member_get(pool, "table");
 	char next[TIERVIEW_TEXT_MAX];
 	const char *dm_device = poolview_string(pool, "dm_device");
 	struct table *t = NULL;
@@ -190,9 +194,15 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		     poolview_count(pool, "total_extents", extents),
 		     poolview_size(pool, "extent_size_bytes", extent)) < 0)
 		size_text = NULL;
+	/* "112 linear targets (limit 65536)" */
+	if (asprintf(&table_text, "%s linear targets (limit %s)",
+		     poolview_count(table, "targets", targets),
+		     member_get(table, "max_targets") ?
+			     poolview_count(table, "max_targets", max_targets) : "none") < 0)
+		table_text = NULL;
 	heat_text = poolview_heat(pool);
 	tiering = poolview_tiering(member_get(pool, "schedule"));
-	if (!state || !size_text || !heat_text || !tiering)
+	if (!state || !size_text || !table_text || !heat_text || !tiering)
 		goto out;
 
 	r = table_new(columns, ARRAY_SIZE(columns), &t);
@@ -202,6 +212,7 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 	table_add_string(t, state);
 	table_add_string(t, size_text);
 	table_add_members(t, pool, 2);
+	table_add_string(t, table_text);
 	table_add_string(t, heat_text);
 	table_add_string(t, tiering);
 	table_add_string(t, member_get(pool, "schedule") ?
@@ -211,6 +222,7 @@ out:
 	table_free(t);
 	free(tiering);
 	free(heat_text);
+	free(table_text);
 	free(size_text);
 	free(state);
 	return r;

@@ -275,6 +275,7 @@ static int daemon_open_pools(struct daemon *d)
 	}
 	pools_set_heat_budget(d->methods.pools, d->s.heat_kernel_memory);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
+	pools_set_table_targets(d->methods.pools, d->s.table_targets);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
 	pools_activate_all(d->methods.pools, d->s.activate_degraded && !d->s.device_timeout);
 	d->waiting = pools_waiting(d->methods.pools);
@@ -528,6 +529,7 @@ static void daemon_apply_settings(struct daemon *d)
 	heat.half_life_s = d->s.half_life;
 	pools_set_heat_params(d->methods.pools, &heat);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
+	pools_set_table_targets(d->methods.pools, d->s.table_targets);
 	control_set_client_timeout(d->control, d->s.client_timeout);
 }
 

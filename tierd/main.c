@@ -76,6 +76,11 @@ static void usage(FILE *out)
 		"                               RAM); a pool whose extents do not all fit tracks\n"
 		"                               heat in zones, finely where it is hot (heat.md);\n"
 		"                               a new value applies as pools next start\n"
+		"      --table-targets N        the most linear targets a move may leave a\n"
+		"                               volume's table (64 to 524288, default 65536):\n"
+		"                               each takes some 100 bytes of kernel memory and\n"
+		"                               time of every table swap; a move that would\n"
+		"                               pass it waits (moves that add none go on)\n"
 		"      --activate-degraded      activate a pool still missing a device after\n"
 		"                               --device-timeout: its extents read and write as\n"
 		"                               I/O errors, the rest as usual (pools.md);\n"
@@ -145,7 +150,7 @@ static int check_kernel(void)
 static const char *const setting_options[] = {
 	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
 	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
-	"socket-group", "heat-kernel-memory",
+	"socket-group", "heat-kernel-memory", "table-targets",
 	"verify-moves", "activate-degraded",
 };
 

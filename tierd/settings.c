@@ -51,6 +51,8 @@ static const struct setting table[] = {
 	{ "client-timeout", SETTING_UINT, AT(client_timeout), 0, 86400, true },
 	{ "device-timeout", SETTING_UINT, AT(device_timeout), 0, 86400 },
 	{ "heat-kernel-memory", SETTING_SIZE, AT(heat_kernel_memory), 1, 65536 },
+	/* Above some 524,288 libdevmapper can no longer read the table back (docs/scale.md). */
+	{ "table-targets", SETTING_UINT, AT(table_targets), 64, 524288, true },
 	{ "verify-moves", SETTING_BOOL, AT(verify_moves), .reloadable = true },
 	{ "activate-degraded", SETTING_BOOL, AT(activate_degraded), .reloadable = true },
 	{ "verbose", SETTING_BOOL, AT(verbose), .reloadable = true },
@@ -111,6 +113,7 @@ int settings_init(struct settings *s)
 		.half_life = 86400,
 		.client_timeout = 60,
 		.device_timeout = 30,
+		.table_targets = 65536,
 	};
 	s->state_dir = strdup(TIERD_DEFAULT_STATE_DIR);
 	s->socket = strdup(TIERD_DEFAULT_SOCKET);

@@ -25,6 +25,7 @@ struct settings {
 	unsigned client_timeout;  /* seconds before an idle control client is closed; 0: never */
 	unsigned device_timeout;  /* seconds a pool waits for a missing device */
 	uint64_t heat_kernel_memory; /* bytes all pools' dm-stats may take; 0: the default */
+	unsigned table_targets;   /* the most targets a move may leave a volume's table */
 	bool verify_moves;
 	bool activate_degraded;   /* after device_timeout, activate with a device missing */
 	bool verbose;

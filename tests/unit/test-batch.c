@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-batch: the rule that picks the moves of the next migration batch (lib/batch.c). */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "batch.h"
 #include "check.h"
@@ -65,13 +66,13 @@ static void test_plain(void)
 		moves[i] = (struct batch_move){ .le = i, .dev = SSD, .state = BATCH_WAITING };
 
 	/* max 0: nothing starts, nothing changes. */
-	CHECK_UINT(batch_next(&m, moves, 10, &first, reserve, 0, LOOK, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 10, &first, reserve, NULL, 0, LOOK, items, &started), 0);
 	CHECK_UINT(started, 0);
 	CHECK_UINT(first, 0);
 	CHECK_UINT(m.nr_free[SSD], 16);
 
 	/* Up to max, in list order, each destination reserved in the map. */
-	CHECK_UINT(batch_next(&m, moves, 10, &first, reserve, 4, LOOK, items, &started), 4);
+	CHECK_UINT(batch_next(&m, moves, 10, &first, reserve, NULL, 4, LOOK, items, &started), 4);
 	for (uint32_t i = 0; i < 4; i++) {
 		check_item(&items[i], i, SSD, i);
 		CHECK_UINT(moves[i].state, BATCH_STARTED);
@@ -92,7 +93,7 @@ static void test_plain(void)
 	CHECK_UINT(m.nr_free[SSD], 14);
 
 	/* started is added to, not set; a NULL started is fine. */
-	CHECK_UINT(batch_next(&m, moves, 10, &first, reserve, 16, LOOK, items, NULL), 6);
+	CHECK_UINT(batch_next(&m, moves, 10, &first, reserve, NULL, 16, LOOK, items, NULL), 6);
 	check_item(&items[0], 4, SSD, 1); /* the lowest free pe: item 1's, given back */
 	check_item(&items[1], 5, SSD, 3);
 	check_item(&items[5], 9, SSD, 7);
@@ -120,7 +121,7 @@ static void test_in_place(void)
 	moves[2] = (struct batch_move){ .le = 1, .dev = SSD };
 	moves[3] = (struct batch_move){ .le = 3, .dev = HDD };
 	moves[4] = (struct batch_move){ .le = 4, .dev = SSD };
-	CHECK_UINT(batch_next(&m, moves, 5, &first, reserve, 16, LOOK, items, &started), 2);
+	CHECK_UINT(batch_next(&m, moves, 5, &first, reserve, NULL, 16, LOOK, items, &started), 2);
 	check_item(&items[0], 2, SSD, 2);
 	check_item(&items[1], 4, SSD, 3);
 	/* In place: started and counted, but not in the batch and nothing reserved. */
@@ -138,7 +139,7 @@ static void test_in_place(void)
 	first = started = 0;
 	for (uint32_t i = 0; i < 3; i++)
 		moves[i] = (struct batch_move){ .le = i, .dev = SSD };
-	CHECK_UINT(batch_next(&m, moves, 3, &first, reserve, 16, LOOK, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 3, &first, reserve, NULL, 16, LOOK, items, &started), 0);
 	CHECK_UINT(started, 3);
 	CHECK(!batch_pending(moves, 3, &first));
 	extmap_destroy(&m);
@@ -163,7 +164,7 @@ static void test_reserve(void)
 	moves[5] = (struct batch_move){ .le = 5, .dev = SSD };
 
 	/* Promotions wait; the demotions fill the HDD (reserve 0). */
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 2);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 2);
 	check_item(&items[0], 0, HDD, 4);
 	check_item(&items[1], 1, HDD, 5);
 	CHECK_UINT(moves[0].state, BATCH_WAITING);
@@ -174,25 +175,25 @@ static void test_reserve(void)
 	/* The demotions commit: the SSD has 4 free, 2 above its reserve. */
 	commit(&m, items, 2);
 	CHECK_UINT(m.nr_free[SSD], 4);
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 2);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 2);
 	check_item(&items[0], 2, SSD, 0);
 	check_item(&items[1], 3, SSD, 1);
 	CHECK_UINT(first, 4);
 	CHECK_UINT(m.nr_free[SSD], 2);
 	commit(&m, items, 2);
 	/* Down to its reserve: the rest waits, and the reserve stays free. */
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 0);
 	CHECK_UINT(batch_waiting(moves, 6, first), 2);
 	CHECK_UINT(m.nr_free[SSD], 2);
 
 	/* One extent above the reserve: one more promotion. */
 	reserve[SSD] = 1;
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 1);
 	check_item(&items[0], 4, SSD, 2);
 	CHECK_UINT(first, 5);
 	/* No reserve (an HDD, or a detach): the last free extent goes too. */
 	reserve[SSD] = 0;
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items + 1, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items + 1, &started), 1);
 	check_item(&items[1], 5, SSD, 3);
 	CHECK_UINT(m.nr_free[SSD], 0);
 	CHECK_UINT(started, 6);
@@ -221,7 +222,7 @@ static void test_swap(void)
 	CHECK_UINT(m.nr_free[HDD], 1);
 
 	/* The demotion alone: the promotion's room is not free until the demotion commits. */
-	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, 16, LOOK, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, NULL, 16, LOOK, items, &started), 1);
 	check_item(&items[0], 0, HDD, 2);
 	CHECK_UINT(first, 1);
 	CHECK_UINT(batch_waiting(moves, 4, first), 3);
@@ -229,15 +230,15 @@ static void test_swap(void)
 	CHECK_UINT(extmap_get(&m, 0).dev, HDD);
 
 	/* The promotion into the extent 0 left; the HDD is full until it commits. */
-	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, 16, LOOK, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, NULL, 16, LOOK, items, &started), 1);
 	check_item(&items[0], 2, SSD, 0);
 	CHECK_UINT(first, 2);
 	commit(&m, items, 1);
 
-	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, 16, LOOK, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, NULL, 16, LOOK, items, &started), 1);
 	check_item(&items[0], 1, HDD, 0);
 	commit(&m, items, 1);
-	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, 16, LOOK, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, NULL, 16, LOOK, items, &started), 1);
 	check_item(&items[0], 3, SSD, 1);
 	commit(&m, items, 1);
 
@@ -260,7 +261,7 @@ static void test_lookahead(void)
 	pool_init(&m, 8, 16, 16, 0);
 	for (uint32_t i = 0; i < 8; i++)
 		moves[i] = (struct batch_move){ .le = i, .dev = SSD };
-	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, 16, 3, items, &started), 3);
+	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, NULL, 16, 3, items, &started), 3);
 	check_item(&items[2], 2, SSD, 2);
 	CHECK_UINT(moves[3].state, BATCH_WAITING);
 	commit(&m, items, 3);
@@ -269,7 +270,7 @@ static void test_lookahead(void)
 	moves[4].state = BATCH_STARTED;
 	moves[5].state = BATCH_STARTED;
 	moves[3].dev = 7; /* no such device: never fits */
-	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, 16, 2, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, NULL, 16, 2, items, &started), 1);
 	check_item(&items[0], 6, SSD, 3);
 	CHECK_UINT(moves[3].state, BATCH_WAITING);
 	CHECK_UINT(moves[7].state, BATCH_WAITING);
@@ -281,17 +282,17 @@ static void test_lookahead(void)
 	moves[6] = (struct batch_move){ .le = 1, .dev = SSD };
 	first = 0;
 	started = 0;
-	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, 16, 2, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, NULL, 16, 2, items, &started), 0);
 	CHECK_UINT(started, 2);
 	CHECK_UINT(first, 7);
-	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, 16, 2, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, NULL, 16, 2, items, &started), 1);
 	check_item(&items[0], 7, SSD, 4);
 	CHECK_UINT(started, 3);
 	commit(&m, items, 1);
 	/* Lookahead 0 looks at nothing. */
 	moves[7].state = BATCH_WAITING;
 	first = 0;
-	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, 16, 0, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 8, &first, reserve, NULL, 16, 0, items, &started), 0);
 	CHECK_UINT(first, 7);
 	extmap_destroy(&m);
 }
@@ -317,7 +318,7 @@ static void test_first_waiting(void)
 	CHECK_UINT(first, 3);
 
 	/* 3 is promoted into the SSD's only extent, 4 stays in place, 5 waits for room. */
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 1);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 1);
 	check_item(&items[0], 3, SSD, 0);
 	CHECK_UINT(started, 2);
 	CHECK_UINT(first, 5); /* stops at the first move still waiting */
@@ -326,11 +327,11 @@ static void test_first_waiting(void)
 
 	/* Past the end: nothing. */
 	moves[5].state = BATCH_STARTED;
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 0);
 	CHECK_UINT(first, 6);
 	CHECK(!batch_pending(moves, 6, &first));
 	first = 9;
-	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, 16, LOOK, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 6, &first, reserve, NULL, 16, LOOK, items, &started), 0);
 	CHECK_UINT(first, 9);
 	CHECK_UINT(batch_waiting(moves, 6, first), 0);
 	CHECK_UINT(started, 2);
@@ -355,7 +356,7 @@ static void test_nothing_fits(void)
 	pool_init(&m, 4, 2, 3, 2);
 	CHECK_UINT(m.nr_free[SSD], 1);
 	CHECK_UINT(m.nr_free[HDD], 0);
-	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, 16, LOOK, items, &started), 0);
+	CHECK_UINT(batch_next(&m, moves, 4, &first, reserve, NULL, 16, LOOK, items, &started), 0);
 	for (size_t i = 0; i < 4; i++)
 		CHECK_UINT(moves[i].state, BATCH_WAITING);
 	CHECK_UINT(started, 0);
@@ -369,6 +370,104 @@ static void test_nothing_fits(void)
 	extmap_destroy(&m);
 }
 
+/*
+ * A budget of table targets: the batch stops taking moves that would pass
+ * it, counts them held, still takes moves that add none, and says how many
+ * targets the table has after the batch, which is what the map then has.
+ */
+static void test_table_budget(void)
+{
+	const uint32_t reserve[2] = { 0, 0 };
+	struct batch_move moves[7];
+	struct batch_item items[16];
+	struct batch_table table;
+	size_t first = 0;
+	struct extmap m;
+
+	/* 20 extents on the HDD: one target. A lone promotion adds two. */
+	pool_init(&m, 20, 32, 8, 0);
+	CHECK_UINT(extmap_runs(&m), 1);
+	moves[0] = (struct batch_move){ .le = 3, .dev = SSD };  /* 1 + 2 */
+	moves[1] = (struct batch_move){ .le = 10, .dev = SSD }; /* 3 + 2 > 4: waits */
+	moves[2] = (struct batch_move){ .le = 4, .dev = SSD };  /* continues le 3 on the SSD: + 0 */
+	moves[3] = (struct batch_move){ .le = 15, .dev = SSD }; /* waits */
+	moves[4] = (struct batch_move){ .le = 19, .dev = SSD }; /* the last extent: + 1 */
+	table = (struct batch_table){ .targets = extmap_runs(&m), .max_targets = 4 };
+	CHECK_UINT(batch_next(&m, moves, 5, &first, reserve, &table, 16, LOOK, items, NULL), 3);
+	check_item(&items[0], 3, SSD, 0);
+	check_item(&items[1], 4, SSD, 1);
+	check_item(&items[2], 19, SSD, 2);
+	CHECK_UINT(table.held, 2);
+	CHECK_UINT(table.targets, 4);
+	CHECK_UINT(moves[1].state, BATCH_WAITING);
+	CHECK_UINT(moves[3].state, BATCH_WAITING);
+	commit(&m, items, 3);
+	CHECK_UINT(extmap_runs(&m), 4);
+
+	/*
+	 * A limit lowered below the table: a move that adds no target still
+	 * starts (le 19 to the HDD's lowest free pe, 3: a run for a run), one
+	 * that adds some waits.
+	 */
+	moves[5] = (struct batch_move){ .le = 19, .dev = HDD };
+	moves[6] = (struct batch_move){ .le = 12, .dev = SSD };
+	first = 5;
+	table = (struct batch_table){ .targets = extmap_runs(&m), .max_targets = 2 };
+	CHECK_UINT(batch_next(&m, moves, 7, &first, reserve, &table, 16, LOOK, items, NULL), 1);
+	check_item(&items[0], 19, HDD, 3);
+	CHECK_UINT(table.held, 1);
+	CHECK_UINT(table.targets, 4);
+	commit(&m, items, 1);
+	CHECK_UINT(extmap_runs(&m), 4);
+
+	/* Without a limit the table still counts: le 12 splits the HDD's run. */
+	first = 6;
+	table = (struct batch_table){ .targets = extmap_runs(&m) };
+	CHECK_UINT(batch_next(&m, moves, 7, &first, reserve, &table, 16, LOOK, items, NULL), 1);
+	CHECK_UINT(table.targets, 6);
+	commit(&m, items, 1);
+	CHECK_UINT(extmap_runs(&m), 6);
+	extmap_destroy(&m);
+}
+
+/*
+ * Random maps and moves: whatever the batch takes, the map's runs after
+ * its commit are what table.targets said, within the limit, or no more
+ * than before for a table that was past it.
+ */
+static void test_table_budget_random(void)
+{
+	const uint32_t reserve[2] = { 0, 0 };
+	struct batch_move moves[48];
+	struct batch_item items[64];
+	unsigned seed = 7;
+
+	for (int round = 0; round < 300; round++) {
+		struct batch_table table;
+		uint32_t before;
+		size_t first = 0, n;
+		struct extmap m;
+
+		pool_init(&m, 200, 260, 80, (uint32_t)(rand_r(&seed) % 30));
+		for (size_t i = 0; i < 48; i++) {
+			moves[i] = (struct batch_move){ .le = (uint32_t)(rand_r(&seed) % 200),
+							.dev = (uint16_t)(rand_r(&seed) % 2) };
+			/* One move per le in a list, as the planner makes them. */
+			for (size_t j = 0; j < i; j++)
+				if (moves[j].le == moves[i].le)
+					moves[i].state = BATCH_STARTED;
+		}
+		before = extmap_runs(&m);
+		table = (struct batch_table){ .targets = before,
+					      .max_targets = 1 + (uint32_t)(rand_r(&seed) % 40) };
+		n = batch_next(&m, moves, 48, &first, reserve, &table, 64, LOOK, items, NULL);
+		commit(&m, items, n);
+		CHECK_UINT(extmap_runs(&m), table.targets);
+		CHECK(table.targets <= (before > table.max_targets ? before : table.max_targets));
+		extmap_destroy(&m);
+	}
+}
+
 int main(void)
 {
 	test_plain();
@@ -378,5 +477,7 @@ int main(void)
 	test_lookahead();
 	test_first_waiting();
 	test_nothing_fits();
+	test_table_budget();
+	test_table_budget_random();
 	return 0;
 }

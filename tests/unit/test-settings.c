@@ -93,7 +93,8 @@ static void test_settings_parse(void)
 				   "activate-degraded = on\n"
 				   "metrics-listen = [::1]:9477\n"
 				   "client-timeout = 0\n"
-				   "heat-kernel-memory = 1.5G\n";
+				   "heat-kernel-memory = 1.5G\n"
+				   "table-targets = 4096\n";
 	struct settings s;
 	char err[512];
 
@@ -102,6 +103,7 @@ static void test_settings_parse(void)
 	CHECK_UINT(s.sample_interval, 10);
 	CHECK_UINT(s.device_timeout, 30);
 	CHECK_UINT(s.heat_kernel_memory, 0);
+	CHECK_UINT(s.table_targets, 65536);
 	CHECK(!s.verify_moves && !s.policy_dir && !s.metrics_listen);
 	CHECK_OK(settings_parse(&s, file, strlen(file), err, sizeof(err)));
 	CHECK_STR(s.state_dir, "/srv/tierd state");
@@ -110,6 +112,7 @@ static void test_settings_parse(void)
 	CHECK_STR(s.metrics_listen, "[::1]:9477");
 	CHECK_UINT(s.client_timeout, 0);
 	CHECK_UINT(s.heat_kernel_memory, UINT64_C(3) << 29);
+	CHECK_UINT(s.table_targets, 4096);
 	CHECK_OK(settings_set(&s, "heat-kernel-memory", "auto", err, sizeof(err)));
 	CHECK_UINT(s.heat_kernel_memory, 0);
 	/* An empty value unsets what may be unset. */
@@ -135,6 +138,8 @@ static void test_settings_bad(void)
 		  " from 1 MiB to 64 GiB (64M, 1.5G), not '512K'" },
 		{ "heat-kernel-memory = lots\n", "line 1: heat-kernel-memory takes auto or a size"
 		  " from 1 MiB to 64 GiB (64M, 1.5G), not 'lots'" },
+		{ "table-targets = 1000000\n",
+		  "line 1: table-targets takes 64 to 524288, not '1000000'" },
 		{ "verify-moves = maybe\n", "line 1: verify-moves takes yes or no, not 'maybe'" },
 		{ "state-dir = var/lib\n", "line 1: state-dir takes an absolute path, not 'var/lib'" },
 		{ "state-dir =\n", "line 1: state-dir takes an absolute path, not ''" },

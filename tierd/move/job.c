@@ -379,6 +379,7 @@ static void job_next(struct pool_job *job)
 	char err[POOL_ERR_MAX];
 	uint32_t reserve[EXTMAP_MAX_DEVS];
 	struct batch_item picked[JOB_BATCH];
+	struct batch_table table;
 	size_t n, max, left;
 	int r;
 
@@ -406,10 +407,22 @@ static void job_next(struct pool_job *job)
 		max = JOB_BATCH;
 	job->waiting = "";
 	job_reserves(job, reserve);
-	n = batch_next(&p->sp.map, job->moves, job->nr, &job->first_waiting, reserve, max,
+	table = (struct batch_table){
+		.targets = extmap_runs(&p->sp.map),
+		/* A detach must empty its device, whatever the table becomes. */
+		.max_targets = job->detach ? 0 : pool_table_targets_max(p),
+	};
+	n = batch_next(&p->sp.map, job->moves, job->nr, &job->first_waiting, reserve, &table, max,
 		       JOB_LOOKAHEAD, picked, &job->started);
 	if (n == 0) {
 		left = batch_waiting(job->moves, job->nr, job->first_waiting);
+		if (left && table.held) {
+			snprintf(err, sizeof(err), "%zu extents could not move: the volume's table"
+				 " would pass its limit of %u targets (the table-targets setting;"
+				 " it has %u)", left, table.max_targets, table.targets);
+			job_finish(job, -ENOSPC, err);
+			return;
+		}
 		if (left) {
 			snprintf(err, sizeof(err), "%zu extents could not move: no free extents left on"
 				 " their destination", left);

@@ -135,6 +135,7 @@ struct pools {
 	struct heat_params heat;
 	uint64_t heat_budget; /* dm-stats memory of all pools; 0: the default */
 	bool verify; /* compare every copy with its source before committing it */
+	uint32_t table_targets; /* the most targets a move may leave a table; 0: no limit */
 	pools_forget_fn forget;
 	void *forget_ctx;
 };

@@ -146,6 +146,8 @@ struct pool_report {
 	uint32_t extents;                 /* of the volume */
 	bool ssd_grows_volume;
 	uint64_t generation;              /* of the metadata */
+	/* The volume's table: its linear targets (every device present), and their limit. */
+	uint32_t table_targets, max_table_targets;
 	unsigned nr_devs;
 	struct pool_dev_report devs[METADATA_MAX_DEVS];
 	struct pool_tier_report tiers[2]; /* [METADATA_TIER_*] */
@@ -196,6 +198,9 @@ void pools_set_heat_budget(struct pools *ps, uint64_t bytes);
 uint64_t pools_heat_budget(const struct pools *ps);
 /* Compare every copy with its source (io_uring, ucopy.c) before committing it. */
 void pools_set_verify(struct pools *ps, bool verify);
+/* The most targets a move may leave a volume's table (0: no limit); see lib/batch.h. */
+void pools_set_table_targets(struct pools *ps, uint32_t max);
+uint32_t pool_table_targets_max(const struct pool *p);
 /* Read the pool's dm-stats counters since the last sample into its heat and I/O history. */
 int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len);
 /*

@@ -198,6 +198,16 @@ void pools_set_verify(struct pools *ps, bool verify)
 	ps->verify = verify;
 }
 
+void pools_set_table_targets(struct pools *ps, uint32_t max)
+{
+	ps->table_targets = max;
+}
+
+uint32_t pool_table_targets_max(const struct pool *p)
+{
+	return p->ps->table_targets;
+}
+
 int pools_for_each(struct pools *ps, int (*fn)(struct pool *p, void *ctx), void *ctx)
 {
 	int r = 0;

@@ -35,6 +35,8 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		.extents = p->sp.map.nr_logical,
 		.ssd_grows_volume = !!(p->sp.meta.flags & METADATA_POOL_SSD_GROWS),
 		.generation = p->sp.meta.generation,
+		.table_targets = extmap_runs(&p->sp.map),
+		.max_table_targets = p->ps->table_targets,
 		.nr_devs = p->sp.meta.nr_devs,
 		.heat = {
 			.enabled = p->heat_on,
