@@ -341,8 +341,9 @@ static void batch_end(struct migrate_batch *b, int r)
 	batch_debug_release(b);
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
 	log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms, state"
-		       " %.1f ms of it, %llu KiB written); commit prepared in %.1f ms before the suspend; %zu moved,"
-		       " copied in %.2f s after a %.1f ms stall to start the mirrors; suspend"
+		       " %.1f ms of it, %llu KiB written); commit prepared in %.1f ms before the"
+		       " suspend; %zu moved, copied in %.2f s after a %.1f ms stall to start the"
+		       " mirrors; suspend"
 		       " %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
 		       t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
 		       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
