@@ -63,7 +63,7 @@ tierctl_fails 1 "missing; 'tierctl pool activate tank --degraded'" pool activate
 step "degraded activation"
 tierctl_ok pool activate tank --degraded
 check_degraded
-"$TIERCTL" pool show tank | grep -q "^Degraded: 4.0 MiB" || fail "pool show's text does not say degraded"
+grep -q "^Degraded: 4.0 MiB" <<<"$("$TIERCTL" pool show tank)" || fail "pool show's text does not say degraded"
 tierctl_fails 1 "degraded" extent move tank 0 1 --tier ssd
 spare=$(vm_loop_create 64M)
 tierctl_fails 1 "degraded" tier attach tank --ssd "$spare" 

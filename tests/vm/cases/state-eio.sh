@@ -83,7 +83,7 @@ refused() {
 		fail "the log does not say why the move failed"
 	pool_field tank .moves_refused | grep -q "cannot save the state: [a-z]" ||
 		fail "pool show does not say why moves are refused: $(pool_field tank .moves_refused)"
-	"$TIERCTL" pool show tank | grep -q "^Moves are refused until tierd restarts" ||
+	grep -q "^Moves are refused until tierd restarts" <<<"$("$TIERCTL" pool show tank)" ||
 		fail "pool show's text does not say moves are refused"
 	tierctl_fails 1 "takes no moves until tierd restarts: .*cannot save the state" \
 		extent move tank 20 4 --tier "$1"

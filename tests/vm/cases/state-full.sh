@@ -40,7 +40,7 @@ grep -q "could not move .*cannot save the state" /tmp/tierd.log ||
 	fail "the log does not say why the move failed"
 pool_field tank .moves_refused | grep -q "cannot save the state" ||
 	fail "pool show does not say why moves are refused: $(pool_field tank .moves_refused)"
-"$TIERCTL" pool show tank | grep -q "^Moves are refused until tierd restarts" ||
+grep -q "^Moves are refused until tierd restarts" <<<"$("$TIERCTL" pool show tank)" ||
 	fail "pool show's text does not say moves are refused"
 tierctl_fails 1 "takes no moves until tierd restarts" extent move tank 4 8 --tier ssd
 vm_drop_caches
