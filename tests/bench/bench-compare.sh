@@ -14,8 +14,15 @@
 # Parts of a run, to redo one: TIERD_BENCH_SKEWS ("z100 z90 zipf"),
 # TIERD_BENCH_PROFILES (beyond 4K random read), TIERD_BENCH_EXTENT_MB (tierd's
 # extent size, 4 by default; 1, 2 or 4), TIERD_BENCH_PHASE_C (0: no
-# caches beyond 4K random read), TIERD_BENCH_ONLY ("overhead", "seq",
-# "profiles", "lvmcache", "bcache": only those).
+# caches beyond 4K random read), TIERD_BENCH_REPS (steady-state runs per
+# configuration), TIERD_BENCH_ONLY ("refs" (HDD-only and SSD-only),
+# "overhead", "seq", "profiles", "tierd", "slice", "lvmcache", "bcache":
+# only those; their 4K random reads,
+# and the caches' other profiles unless quick).
+# "slice" is not in the whole run: tierd over a dm-cache (smq) of the HDD
+# tier, the SSD split between tierd's SSD tier and the cache
+# (TIERD_BENCH_SLICE_MB of cache data, 44 by default), to compare the
+# kernel's cache for scattered hot blocks with finer placement.
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -34,6 +41,7 @@ REPS=2              # steady-state jobs per configuration, each followed by a re
 RAMP=2
 WARM=45             # cold start to steady state: fio with a 5 s IOPS log
 SLICE=5
+CACHE_SLICE_MB=${TIERD_BENCH_SLICE_MB:-44} # "slice": cache data; 4 MiB of its metadata
 TRIGGER=10          # tierd: the on-demand tiering run starts this far into WARM
 WARM_B=20           # profiles beyond 4K random read: warm-up before tiering
 WARM_C=30           # ... and for the caches, which only learn while loaded
@@ -72,6 +80,7 @@ overrides() {
 	# shellcheck disable=SC2206
 	[ -z "${TIERD_BENCH_PROFILES+x}" ] || PROFILES_B=($TIERD_BENCH_PROFILES) PROFILES_C=($TIERD_BENCH_PROFILES)
 	[ -z "${TIERD_BENCH_PHASE_C:-}" ] || PHASE_C=$TIERD_BENCH_PHASE_C
+	[ -z "${TIERD_BENCH_REPS:-}" ] || REPS=$TIERD_BENCH_REPS
 }
 
 # ---- in the VM ---------------------------------------------------------------
@@ -120,7 +129,7 @@ story() {
 	# (tierd, lvmcache or bcache: its 4K random reads and, unless quick, its
 	# other profiles).
 	if [ -n "${TIERD_BENCH_ONLY:-}" ]; then
-		local part
+		local part i
 		for part in $TIERD_BENCH_ONLY; do
 			case "$part" in
 			overhead)
@@ -138,6 +147,27 @@ story() {
 			profiles)
 				[ -n "$tierd_pid" ] || tierd_up
 				tierd_profiles ;;
+			refs)
+				for skew in "${SKEW_ORDER[@]}"; do
+					for i in $(seq "$REPS"); do
+						measure hdd rr4k "$skew" "$mddev" "r$i"
+						measure ssd rr4k "$skew" "$ssdonly" "r$i"
+					done
+				done ;;
+			tierd|slice)
+				[ -n "$tierd_pid" ] || tierd_up
+				for skew in "${SKEW_ORDER[@]}"; do
+					if [ "$part" = slice ]; then
+						slice_pool || { skipped slice "setup failed"; teardown_current; break; }
+					else
+						tierd_pool
+					fi
+					warm_run "$part" rr4k "$skew" /dev/mapper/bench "$TRIGGER"
+					measure_paired "$part" rr4k "$skew" /dev/mapper/bench ssd
+					tierd_record rr4k "$skew" "$part"
+					[ "$part" = tierd ] || slice_record rr4k "$skew"
+					teardown_current
+				done ;;
 			lvmcache|bcache)
 				for skew in "${SKEW_ORDER[@]}"; do
 					setup_$part || { skipped "$part" "setup failed"; teardown_current; break; }
@@ -371,7 +401,7 @@ tierd_tier_now() {
 
 # What the run moved and the SSD's share of I/O afterwards.
 tierd_record() {
-	local base=$out/raw/tierd-$1-$2
+	local base=$out/raw/${3:-tierd}-$1-$2
 	"$tierctl" runs bench --json >"$base.runs.json" || true
 	"$tierctl" stats bench --window 1m --json >"$base.stats.json" || true
 	"$tierctl" pool show bench --json >"$base.pool.json" || true
@@ -442,6 +472,46 @@ concurrent_seq() {
 			((.read.clat_ns.percentile["99.000000"] // 0) / 1000 | floor)] | @tsv' \
 			"$json" | tee -a "$results" | sed 's/^/bench   /'
 	done
+}
+
+# ---- slice: tierd over a dm-cache of its HDD tier -------------------------------
+
+# The SSD in three: the cache's metadata (4 MiB), its data (CACHE_SLICE_MB)
+# and tierd's SSD tier (the rest). The pool's HDD tier is the md device
+# behind dm-cache: tierd moves hot extents whole, the cache takes the hot
+# 32 KiB blocks of the extents left on the HDD tier.
+slice_pool() {
+	local ssd_s meta_s=8192 data_s tier_s md_s
+	ssd_s=$(blockdev --getsz "$ssd")
+	data_s=$((CACHE_SLICE_MB * 2048))
+	tier_s=$((ssd_s - meta_s - data_s))
+	md_s=$(blockdev --getsz "$mddev")
+	wipefs -qa "$mddev" "$ssd"
+	cur=slice
+	dd if=/dev/zero of="$ssd" bs=1M count=4 oflag=direct status=none
+	echo "0 $meta_s linear $ssd 0" | dmsetup create bench-slice-meta &&
+	echo "0 $data_s linear $ssd $meta_s" | dmsetup create bench-slice-data &&
+	echo "0 $tier_s linear $ssd $((meta_s + data_s))" | dmsetup create bench-slice-tier &&
+	echo "0 $md_s cache /dev/mapper/bench-slice-meta /dev/mapper/bench-slice-data $mddev 64 1 writethrough smq 0" |
+		dmsetup create bench-slice-cached || return 1
+	"$tierctl" pool create bench --hdd /dev/mapper/bench-slice-cached --extent-size "${EXTENT_MB}M" >/dev/null &&
+	"$tierctl" tier attach bench --ssd /dev/mapper/bench-slice-tier --no-grow >/dev/null &&
+	"$tierctl" schedule set bench --io-awareness off >/dev/null || return 1
+	log "slice: tierd's SSD tier $((tier_s / 2048)) MiB, dm-cache $CACHE_SLICE_MB MiB (32 KiB blocks, smq) of its HDD tier"
+}
+
+slice_record() {
+	dmsetup status bench-slice-cached >"$out/raw/slice-$1-$2.status" || true
+	log "slice cache status: $(cat "$out/raw/slice-$1-$2.status")"
+}
+
+teardown_slice() {
+	"$tierctl" pool destroy bench --yes --force >/dev/null 2>&1 || true
+	local d
+	for d in bench-slice-cached bench-slice-tier bench-slice-data bench-slice-meta; do
+		dmsetup remove "$d" 2>/dev/null || true
+	done
+	wipefs -qa "$mddev" "$ssd"
 }
 
 # ---- lvmcache ----------------------------------------------------------------
@@ -551,6 +621,7 @@ teardown_bcache() {
 teardown_current() {
 	case "$cur" in
 	tierd) tierd_pool_destroy ;;
+	slice) teardown_slice ;;
 	lvmcache) teardown_lvmcache ;;
 	bcache) teardown_bcache ;;
 	esac

@@ -38,9 +38,9 @@ PROFILES = {
     "sr64k": "64K sequential read",
     "sw64k": "64K sequential write",
 }
-CONFIGS = ["hdd", "ssd", "tierd", "lvmcache", "bcache"]
+CONFIGS = ["hdd", "ssd", "tierd", "slice", "lvmcache", "bcache"]
 NAMES = {"hdd": "HDD-only", "ssd": "SSD-only", "tierd": "tierd",
-         "lvmcache": "lvmcache (smq)", "bcache": "bcache"}
+         "slice": "tierd + dm-cache slice", "lvmcache": "lvmcache (smq)", "bcache": "bcache"}
 MiB = 1 << 20
 
 
@@ -277,7 +277,7 @@ def main():
             if skew in oracle and xs is not None:
                 po = xs * ssd[0] / oracle[skew] if cfg not in ("hdd",) else s[0] / oracle[skew]
             t = None
-            if cfg in ("tierd", "lvmcache", "bcache"):
+            if cfg in ("tierd", "slice", "lvmcache", "bcache"):
                 t = ttb(slices(os.path.join(d, "raw", f"warm-{cfg}-rr4k-{skew}.slices")), s[0])
             table_a[(cfg, skew)] = dict(iops=s[0], mean=s[1], p99=s[2], xh=xh, xs=xs, po=po, ttb=t)
             tt = "-" if cfg in ("hdd", "ssd") else (f"{t:.0f}" if t is not None else f"> {warm}")
