@@ -136,11 +136,11 @@ json_object *poolview_job_json(const struct pool *p)
 	return job_get_report(p, &j) < 0 ? NULL : jobview_json(p, &j, NULL);
 }
 
-static json_object *table_json(const struct pool_report *r)
+static json_object *table_json(const struct pool *p, const struct pool_report *r)
 {
 	json_object *o = json_object_new_object();
 
-	add_u64(o, "targets", r->table_targets);
+	add_u64(o, "targets", pool_table_targets(p));
 	json_object_object_add(o, "max_targets", r->max_table_targets ?
 				json_object_new_int64(r->max_table_targets) : NULL);
 	return o;
@@ -164,7 +164,7 @@ json_object *poolview_pool_json(const struct pool *p)
 	add_u64(o, "total_extents", r.extents);
 	json_object_object_add(o, "ssd_grows_volume", json_object_new_boolean(r.ssd_grows_volume));
 	add_u64(o, "metadata_generation", r.generation);
-	json_object_object_add(o, "table", table_json(&r));
+	json_object_object_add(o, "table", table_json(p, &r));
 	json_object_object_add(o, "tiers", tiers_json(&r));
 	json_object_object_add(o, "heat", heat_status_json(&r.heat));
 	json_object_object_add(o, "job", poolview_job_json(p));

@@ -32,6 +32,8 @@ enum {
 	C_HEAT_KERNEL,
 	C_POOL_INFO,
 	C_HEAT_ENABLED,
+	C_TABLE_TARGETS,
+	C_TABLE_TARGETS_MAX,
 	C_LAST_RUN_START,
 	C_LAST_RUN_END,
 	C_LAST_RUN_DURATION,
@@ -87,6 +89,11 @@ static const struct metrics_def collector_defs[C_NR] = {
 			  " labels; the value is always 1." },
 	[C_HEAT_ENABLED] = { "tierd_heat_enabled", METRICS_GAUGE,
 			     "1 while tierd tracks the pool's heat through dm-stats, else 0." },
+	[C_TABLE_TARGETS] = { "tierd_table_targets", METRICS_GAUGE,
+			      "Linear targets in the table of the pool's volume." },
+	[C_TABLE_TARGETS_MAX] = { "tierd_table_targets_max", METRICS_GAUGE,
+				  "The most targets a move may leave the volume's table (the"
+				  " table-targets setting); no sample when there is no limit." },
 	[C_LAST_RUN_START] = { "tierd_last_run_start_timestamp_seconds", METRICS_GAUGE,
 			       "Unix time the pool's last finished tiering run started." },
 	[C_LAST_RUN_END] = { "tierd_last_run_end_timestamp_seconds", METRICS_GAUGE,
@@ -281,6 +288,9 @@ static int collect_pool(struct pool *p, void *ctx)
 	metrics_add(pass->m, C_POOL_SIZE, l, 1, (uint64_t)report.extents * report.extent_size);
 	metrics_add(pass->m, C_HEAT_KERNEL, l, 1, report.heat.kernel_bytes);
 	metrics_add(pass->m, C_HEAT_ENABLED, l, 1, report.heat.enabled);
+	metrics_add(pass->m, C_TABLE_TARGETS, l, 1, pool_table_targets(p));
+	if (report.max_table_targets)
+		metrics_add(pass->m, C_TABLE_TARGETS_MAX, l, 1, report.max_table_targets);
 	collect_info(pass, &report);
 	collect_job(pass, p);
 	pool_io_pending(p, pending);

@@ -408,7 +408,7 @@ static void job_next(struct pool_job *job)
 	job->waiting = "";
 	job_reserves(job, reserve);
 	table = (struct batch_table){
-		.targets = extmap_runs(&p->sp.map),
+		.targets = pool_table_targets(p),
 		/* A detach must empty its device, whatever the table becomes. */
 		.max_targets = job->detach ? 0 : pool_table_targets_max(p),
 	};

@@ -146,8 +146,7 @@ struct pool_report {
 	uint32_t extents;                 /* of the volume */
 	bool ssd_grows_volume;
 	uint64_t generation;              /* of the metadata */
-	/* The volume's table: its linear targets (every device present), and their limit. */
-	uint32_t table_targets, max_table_targets;
+	uint32_t max_table_targets;       /* the table-targets setting; pool_table_targets */
 	unsigned nr_devs;
 	struct pool_dev_report devs[METADATA_MAX_DEVS];
 	struct pool_tier_report tiers[2]; /* [METADATA_TIER_*] */
@@ -201,6 +200,11 @@ void pools_set_verify(struct pools *ps, bool verify);
 /* The most targets a move may leave a volume's table (0: no limit); see lib/batch.h. */
 void pools_set_table_targets(struct pools *ps, uint32_t max);
 uint32_t pool_table_targets_max(const struct pool *p);
+/*
+ * The linear targets of the volume's table with every device present: a walk
+ * of the map's spans (milliseconds at 200 TiB), so not in pool_get_report.
+ */
+uint32_t pool_table_targets(const struct pool *p);
 /* Read the pool's dm-stats counters since the last sample into its heat and I/O history. */
 int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len);
 /*

@@ -35,7 +35,6 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		.extents = p->sp.map.nr_logical,
 		.ssd_grows_volume = !!(p->sp.meta.flags & METADATA_POOL_SSD_GROWS),
 		.generation = p->sp.meta.generation,
-		.table_targets = extmap_runs(&p->sp.map),
 		.max_table_targets = p->ps->table_targets,
 		.nr_devs = p->sp.meta.nr_devs,
 		.heat = {
@@ -73,6 +72,11 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		if (d->missing)
 			out->lost_extents += d->used_extents;
 	}
+}
+
+uint32_t pool_table_targets(const struct pool *p)
+{
+	return extmap_runs(&p->sp.map);
 }
 
 static bool pool_extent_lost(const struct pool *p, uint32_t le)

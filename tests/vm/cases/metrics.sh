@@ -142,6 +142,8 @@ assert_eq "paused" 0 "$(metric 'tierd_pool_tiering_paused{pool="tank"}')"
 assert_eq "heat kernel bytes" "$(pool_field tank .heat.kernel_bytes)" "$(metric 'tierd_heat_kernel_bytes{pool="tank"}')"
 [ "$(metric 'tierd_heat_kernel_bytes{pool="tank"}')" -gt 0 ] || fail "heat is off"
 assert_eq "heat enabled" 1 "$(metric 'tierd_heat_enabled{pool="tank"}')"
+assert_eq "table targets" "$(dmsetup table tank | wc -l)" "$(metric 'tierd_table_targets{pool="tank"}')"
+assert_eq "table targets limit" 65536 "$(metric 'tierd_table_targets_max{pool="tank"}')"
 grep -q '^tierd_last_run_' /tmp/metrics.txt && fail "a last run before any run"
 grep -q '^tierd_job_' /tmp/metrics.txt && fail "job progress while no job runs"
 
