@@ -405,8 +405,8 @@ tierd_record() {
 	"$tierctl" runs bench --json >"$base.runs.json" || true
 	"$tierctl" stats bench --window 1m --json >"$base.stats.json" || true
 	"$tierctl" pool show bench --json >"$base.pool.json" || true
-	jq -r '(if type == "array" then .[0] else .runs[0] end) | "bench   run: \(.result), \(.promoted_extents) promoted, \(.demoted_extents) demoted, \(.started) .. \(.finished)"' "$base.runs.json" || true
-	jq -r '"bench   SSD share of I/O in the last minute: \(.io.ssd_io_fraction)"' "$base.stats.json" || true
+	jq -r '(if type == "array" then .[0] else .runs[0] end) | "bench   run: \(.result), \(.promoted_extents) promoted, \(.demoted_extents) demoted, \(.started_at) .. \(.ended_at)"' "$base.runs.json" || true
+	jq -r '"bench   SSD share of I/O in the last minute: \(.stats.io.ssd_io_share)"' "$base.stats.json" || true
 }
 
 tierd_pool_destroy() {
