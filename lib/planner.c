@@ -228,7 +228,73 @@ struct planner_run {
 	bool exhausted;
 	double ssd_heat;
 	uint32_t ssd_mapped;
+	/*
+	 * With a limit on the volume's table: the targets the plan may still
+	 * add, counted as an upper bound (planner.h), and the extents it moves,
+	 * as le + 1 in an open-addressing set (0: empty).
+	 */
+	bool table_limited;
+	uint64_t table_room;
+	uint32_t *moved;
+	size_t moved_mask;
 };
+
+#define PLANNER_NO_LE UINT32_MAX
+
+static size_t planner_moved_slot(const struct planner_run *run, uint32_t le)
+{
+	size_t i = (uint32_t)(le * UINT32_C(2654435761)) & run->moved_mask;
+
+	while (run->moved[i] && run->moved[i] != le + 1)
+		i = (i + 1) & run->moved_mask;
+	return i;
+}
+
+static bool planner_moved(const struct planner_run *run, uint32_t le)
+{
+	return run->moved[planner_moved_slot(run, le)] != 0;
+}
+
+/*
+ * Targets moving le can add at most: one per boundary beside it that joins
+ * two extents now, unless a move of the plan touched it already. also_moved:
+ * an extent taken as moved before le (the first half of a pair), or
+ * PLANNER_NO_LE.
+ */
+static uint32_t planner_table_cost(const struct planner_run *run, uint32_t le,
+				   uint32_t also_moved)
+{
+	const struct planner_input *in = run->in;
+	uint32_t cost = 0;
+
+	if (le > 0 && le - 1 != also_moved && !planner_moved(run, le - 1) &&
+	    !(planner_ext(in, le)->flags & PLANNER_STARTS_RUN))
+		cost++;
+	if (le + 1 < in->nr && le + 1 != also_moved && !planner_moved(run, le + 1) &&
+	    !(planner_ext(in, le + 1)->flags & PLANNER_STARTS_RUN))
+		cost++;
+	return cost;
+}
+
+/*
+ * Whether moving a, then b (PLANNER_NO_LE: none), keeps the table within its
+ * limit; if so their targets are taken from the room. Call it after the
+ * move budget said yes and just before emitting the moves.
+ */
+static bool planner_table_take(struct planner_run *run, uint32_t a, uint32_t b)
+{
+	uint64_t cost;
+
+	if (!run->table_limited)
+		return true;
+	cost = planner_table_cost(run, a, PLANNER_NO_LE);
+	if (b != PLANNER_NO_LE)
+		cost += planner_table_cost(run, b, a);
+	if (cost > run->table_room)
+		return false;
+	run->table_room -= cost;
+	return true;
+}
 
 /*
  * Room in the budget for n more moves (a swap asks for both at once, so
@@ -248,6 +314,8 @@ static void planner_emit(struct planner_run *run, uint32_t le, uint8_t to)
 
 	p->moves[p->nr++] = (struct planner_move){ .le = le, .to = to };
 	run->moves_left--;
+	if (run->table_limited)
+		run->moved[planner_moved_slot(run, le)] = le + 1;
 	if (to == PLANNER_SSD) {
 		run->ssd_free--;
 		run->hdd_free++;
@@ -313,12 +381,19 @@ static void planner_pins_to_hdd(struct planner_run *run, const uint32_t *pins, s
 		if (run->hdd_free) {
 			if (!planner_budget(run, 1))
 				return;
-			planner_emit(run, pins[*next], PLANNER_HDD);
+			if (planner_table_take(run, pins[*next], PLANNER_NO_LE))
+				planner_emit(run, pins[*next], PLANNER_HDD);
+			else
+				run->plan->table_skipped++;
 			continue;
 		}
 		if (run->policy->promote == POLICY_PROMOTE_NONE || planner_heap_empty(room) ||
 		    !run->ssd_free || !planner_budget(run, 2))
 			return;
+		if (!planner_table_take(run, planner_heap_top(room), pins[*next])) {
+			run->plan->table_skipped++;
+			continue;
+		}
 		planner_emit(run, planner_heap_pop(room), PLANNER_SSD);
 		planner_emit(run, pins[*next], PLANNER_HDD);
 	}
@@ -328,16 +403,27 @@ static void planner_pins_to_hdd(struct planner_run *run, const uint32_t *pins, s
 static void planner_pins_to_ssd(struct planner_run *run, struct planner_heap *pins,
 				struct planner_heap *victims)
 {
+	uint32_t le;
+
 	while (!planner_heap_empty(pins)) {
 		if (run->ssd_free) {
 			if (!planner_budget(run, 1))
 				return;
-			planner_emit(run, planner_heap_pop(pins), PLANNER_SSD);
+			le = planner_heap_pop(pins);
+			if (planner_table_take(run, le, PLANNER_NO_LE))
+				planner_emit(run, le, PLANNER_SSD);
+			else
+				run->plan->table_skipped++;
 			continue;
 		}
 		/* A pin beats heat and residency: any unpinned extent makes room. */
 		if (planner_heap_empty(victims) || !run->hdd_free || !planner_budget(run, 2))
 			return;
+		if (!planner_table_take(run, planner_heap_top(victims), planner_heap_top(pins))) {
+			planner_heap_pop(pins);
+			run->plan->table_skipped++;
+			continue;
+		}
 		planner_emit(run, planner_heap_pop(victims), PLANNER_HDD);
 		planner_emit(run, planner_heap_pop(pins), PLANNER_SSD);
 	}
@@ -352,7 +438,10 @@ static void planner_restore_headroom(struct planner_run *run, struct planner_hea
 	while (run->ssd_free < headroom && run->hdd_free &&
 	       planner_next_victim(run, victims, &le) && planner_budget(run, 1)) {
 		planner_heap_pop(victims);
-		planner_emit(run, le, PLANNER_HDD);
+		if (planner_table_take(run, le, PLANNER_NO_LE))
+			planner_emit(run, le, PLANNER_HDD);
+		else
+			run->plan->table_skipped++;
 	}
 }
 
@@ -363,17 +452,31 @@ static void planner_demote_all(struct planner_run *run, struct planner_heap *vic
 
 	while (run->hdd_free && planner_next_victim(run, victims, &le) && planner_budget(run, 1)) {
 		planner_heap_pop(victims);
-		planner_emit(run, le, PLANNER_HDD);
+		if (planner_table_take(run, le, PLANNER_NO_LE))
+			planner_emit(run, le, PLANNER_HDD);
+		else
+			run->plan->table_skipped++;
 	}
 }
 
-/* Free SSD space above the headroom takes the hottest candidates, no questions asked. */
+/*
+ * Free SSD space above the headroom takes the hottest candidates, no
+ * questions asked but the table's: one that would pass its limit gives
+ * its turn to the next, which may cost fewer targets.
+ */
 static void planner_fill(struct planner_run *run, struct planner_heap *candidates,
 			 uint64_t headroom)
 {
+	uint32_t le;
+
 	while (run->ssd_free > headroom && !planner_heap_empty(candidates) &&
-	       planner_budget(run, 1))
-		planner_emit(run, planner_heap_pop(candidates), PLANNER_SSD);
+	       planner_budget(run, 1)) {
+		le = planner_heap_pop(candidates);
+		if (planner_table_take(run, le, PLANNER_NO_LE))
+			planner_emit(run, le, PLANNER_SSD);
+		else
+			run->plan->table_skipped++;
+	}
 }
 
 /*
@@ -395,6 +498,18 @@ static void planner_swap(struct planner_run *run, struct planner_heap *candidate
 		/* Either order leaves free space as it was; the first move must fit now. */
 		if ((!run->hdd_free && !run->ssd_free) || !planner_budget(run, 2))
 			return;
+		if (run->hdd_free ? !planner_table_take(run, victim, candidate) :
+				    !planner_table_take(run, candidate, victim)) {
+			/* Without the half that costs more, the other may pair with the next. */
+			if (planner_table_cost(run, candidate, PLANNER_NO_LE) >=
+			    planner_table_cost(run, victim, PLANNER_NO_LE)) {
+				planner_heap_pop(candidates);
+				run->plan->table_skipped++;
+			} else {
+				planner_heap_pop(victims);
+			}
+			continue;
+		}
 		planner_heap_pop(candidates);
 		planner_heap_pop(victims);
 		if (run->hdd_free) {
@@ -447,6 +562,7 @@ static int planner_count(const struct planner_run *run, struct planner_counts *c
 		const struct planner_extent *e = planner_entry(in, i, &le);
 
 		if (e->tier > PLANNER_SSD || e->pin > PLANNER_SSD || !(e->heat >= 0) ||
+		    (e->flags & ~PLANNER_STARTS_RUN) ||
 		    e->heat > FLT_MAX || le >= in->nr || (i && le <= prev))
 			return -EINVAL;
 		prev = le;
@@ -508,9 +624,13 @@ static int planner_add_unlisted(const struct planner_run *run, struct planner_he
 	return 0;
 }
 
-/* max_candidates: more candidates than that cannot be promoted by one run. */
+/*
+ * max_candidates: more candidates than that cannot be promoted by one run;
+ * keep: how many of the hottest to queue (more when the table's limit may
+ * pass over some).
+ */
 static int planner_fill_queues(const struct planner_run *run, struct planner_queues *q,
-			       size_t max_candidates, const struct planner_counts *c)
+			       size_t max_candidates, size_t keep, const struct planner_counts *c)
 {
 	const struct planner_input *in = run->in;
 	uint32_t le;
@@ -540,7 +660,7 @@ static int planner_fill_queues(const struct planner_run *run, struct planner_que
 									 q->nr_pins_to_hdd));
 	if (r < 0)
 		return r;
-	planner_heap_keep_top(&q->candidates, max_candidates);
+	planner_heap_keep_top(&q->candidates, keep);
 	planner_heap_keep_top(&q->fillers, q->nr_pins_to_hdd);
 	planner_heapify(&q->fillers);
 	planner_heapify(&q->pins_to_ssd);
@@ -610,7 +730,7 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 	struct planner_queues q = { 0 };
 	struct planner_counts c;
 	struct planner_run run;
-	uint64_t max_moves, max_candidates;
+	uint64_t max_moves, max_candidates, keep;
 	int r;
 
 	if (!out)
@@ -657,6 +777,15 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 	if (max_candidates > run.moves_left)
 		max_candidates = run.moves_left;
 	/*
+	 * A limit that may bind (each move adds two targets at most) passes
+	 * over candidates that cost too much: every listed one stays queued,
+	 * so that cheaper ones further down get their turn.
+	 */
+	keep = max_candidates;
+	if (in->max_table_targets &&
+	    (uint64_t)in->table_targets + 2 * max_moves > in->max_table_targets)
+		keep = c.candidates + planner_min(c.unlisted_candidates, max_candidates);
+	/*
 	 * Of the plain extents, only the lowest that can be taken; fillers
 	 * only make room for HDD pins, so without any none are gathered.
 	 */
@@ -672,8 +801,21 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 				  sizeof(uint64_t));
 	if (r == 0)
 		r = planner_alloc((void **)&out->moves, (size_t)max_moves, sizeof(*out->moves));
+	if (r == 0 && in->max_table_targets) {
+		size_t slots = 16;
+
+		/* At most half full: probes stay short. */
+		while (slots < 2 * max_moves)
+			slots *= 2;
+		run.moved = calloc(slots, sizeof(*run.moved));
+		r = run.moved ? 0 : -ENOMEM;
+		run.moved_mask = slots - 1;
+		run.table_limited = true;
+		run.table_room = in->max_table_targets > in->table_targets ?
+			in->max_table_targets - in->table_targets : 0;
+	}
 	if (r == 0)
-		r = planner_fill_queues(&run, &q, (size_t)max_candidates, &c);
+		r = planner_fill_queues(&run, &q, (size_t)max_candidates, (size_t)keep, &c);
 	if (r < 0)
 		goto out;
 	planner_steps(&run, &q);
@@ -684,6 +826,7 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 		out->ssd_share_after = 0;
 out:
 	planner_queues_destroy(&q);
+	free(run.moved);
 	if (r < 0)
 		plan_destroy(out);
 	return r;

@@ -30,8 +30,15 @@ struct planner_extent {
 	uint8_t tier;       /* where it is; PLANNER_NONE: unmapped, never moved */
 	uint8_t pin;        /* PLANNER_NONE, or the tier it must stay on */
 	uint8_t unwritten;  /* 1: never written since the pool was made; preferred among equals */
-	uint8_t pad;
+	uint8_t flags;      /* PLANNER_STARTS_RUN */
 };
+
+/*
+ * The volume's table has a target boundary before this extent: its location
+ * does not continue that of le - 1 (extmap_loc_follows). Unset, the planner
+ * assumes it does, which can only overestimate what a move adds to the table.
+ */
+#define PLANNER_STARTS_RUN 1
 
 _Static_assert(sizeof(struct planner_extent) == 12, "four million extents in 48 MB");
 
@@ -61,6 +68,14 @@ struct planner_input {
 	uint32_t hdd_free;     /* free physical extents of the HDD tier usable by moves */
 	uint64_t extent_bytes;
 	uint64_t max_bytes;    /* bytes one run may move, both ways together; 0: no limit */
+	/*
+	 * The volume's table: its targets now, and the most the plan may
+	 * leave it (0: no limit). A move counts for at most one target per
+	 * boundary beside it that no earlier move touched and that joins two
+	 * extents now (PLANNER_STARTS_RUN): an upper bound, so that a plan
+	 * within it is one the job's exact count (lib/batch.h) never holds.
+	 */
+	uint32_t table_targets, max_table_targets;
 	uint32_t now;          /* unix seconds */
 	const struct policy *policy;
 };
@@ -76,6 +91,12 @@ struct plan {
 	uint64_t promote_extents, demote_extents, promote_bytes, demote_bytes;
 	/* Share of the total heat on SSD extents: the share of I/O the SSD can expect to serve. */
 	double ssd_share_before, ssd_share_after;
+	/*
+	 * Extents passed over because moving them could take the table past its
+	 * limit, pins among them: each had its turn while there was room for it
+	 * on its tier, though not all of them would have fitted.
+	 */
+	uint64_t table_skipped;
 };
 
 /*
@@ -87,7 +108,7 @@ struct plan {
  * increasing order or past nr, unlisted HDD extents without a list or a
  * function to name them, an invalid policy, extent_bytes 0, ssd_free above
  * ssd_capacity, more SSD extents than used SSD space, a tier or pin out of
- * range, heat negative or not finite) or -ENOMEM.
+ * range, a flag unknown, heat negative or not finite) or -ENOMEM.
  * On error *out is an empty plan.
  */
 int planner_plan(const struct planner_input *in, struct plan *out);

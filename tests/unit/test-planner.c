@@ -167,6 +167,20 @@ static void check_plan(const struct planner_input *in, const struct plan *plan,
 		CHECK(plan->ssd_share_before == 0 && plan->ssd_share_after == 0);
 	}
 	CHECK(plan->ssd_share_after >= 0 && plan->ssd_share_after <= 1);
+	if (in->max_table_targets) {
+		/*
+		 * The table at its worst: every boundary beside a moved extent a
+		 * target boundary, the others as they were.
+		 */
+		uint64_t worst = in->nr ? 1 : 0;
+
+		for (uint32_t le = 1; le < in->nr; le++)
+			worst += (in->ext[le].flags & PLANNER_STARTS_RUN) || moved[le - 1] || moved[le];
+		CHECK(worst <= (in->max_table_targets > in->table_targets ? in->max_table_targets :
+				in->table_targets));
+	} else {
+		CHECK_UINT(plan->table_skipped, 0);
+	}
 	if (tiers_out)
 		memcpy(tiers_out, tier, in->nr);
 	free(tier);
@@ -730,6 +744,82 @@ static void test_lowest(void)
 }
 
 /* xorshift64*: the same cases on every machine. */
+/*
+ * A limit on the volume's table: a move costs a target for each boundary
+ * beside it that joins two extents and no earlier move touched; one that
+ * does not fit gives its turn to the next.
+ */
+static void test_table_limit(void)
+{
+	struct pool p;
+	struct plan plan;
+
+	/* Ten extents in one run, three hot; room for three on the SSD. */
+	pool_init(&p, 10, "highest");
+	p.ext[2].heat = 9;
+	p.ext[7].heat = 8;
+	p.ext[8].heat = 7;
+	pool_ssd(&p, 3, 0);
+	p.in.table_targets = 1;
+
+	/* 2 splits the run (+2); 7 and 8 would too, the cold 0 and 1 beside 2 cost 1 and 0. */
+	p.in.max_table_targets = 4;
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, UP(2), UP(0), UP(1));
+	CHECK_UINT(plan.table_skipped, 2);
+	plan_destroy(&plan);
+
+	/*
+	 * One target more: 7 fits, 8 beside it would still add (8, 9); nothing
+	 * cold fits either, and each of the eight had its turn for the last place.
+	 */
+	p.in.max_table_targets = 5;
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, UP(2), UP(7));
+	CHECK_UINT(plan.table_skipped, 8);
+	plan_destroy(&plan);
+
+	/* 8 starts a run of its own: 7 costs one target, then 8 one. */
+	p.ext[8].flags = PLANNER_STARTS_RUN;
+	p.in.table_targets = 2;
+	p.in.max_table_targets = 6;
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, UP(2), UP(7), UP(8));
+	plan_destroy(&plan);
+
+	/* Without a limit the hottest three, as always. */
+	p.in.max_table_targets = 0;
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, UP(2), UP(7), UP(8));
+	CHECK_UINT(plan.table_skipped, 0);
+	plan_destroy(&plan);
+	pool_destroy(&p);
+
+	/*
+	 * A swap at the limit: the cold 5 sits alone on the SSD (demoting it
+	 * costs nothing), the hot 1 inside the HDD's run would add two.
+	 */
+	pool_init(&p, 8, "auto");
+	p.ext[5] = (struct planner_extent){ .tier = PLANNER_SSD, .flags = PLANNER_STARTS_RUN };
+	p.ext[6].flags = PLANNER_STARTS_RUN;
+	p.ext[1].heat = 50;
+	p.ext[6].heat = 40;
+	pool_ssd(&p, 1, 4);
+	p.in.table_targets = 3;
+	p.in.max_table_targets = 3;
+	plan_checked(&p, &plan);
+	CHECK_NO_MOVES(&plan);
+	CHECK_UINT(plan.table_skipped, 2);
+	plan_destroy(&plan);
+	/* 6 beside the SSD extent joins its run at worst as a target of its own: + 1 at most. */
+	p.in.max_table_targets = 4;
+	plan_checked(&p, &plan);
+	CHECK_MOVES(&plan, 5, UP(6));
+	CHECK_UINT(plan.table_skipped, 1);
+	plan_destroy(&plan);
+	pool_destroy(&p);
+}
+
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
@@ -743,6 +833,20 @@ static uint64_t rng(void)
 static uint32_t rng_below(uint32_t n)
 {
 	return n ? (uint32_t)(rng() % n) : 0;
+}
+
+/* Runs of the table as flags, and a limit of targets near what it has. */
+static void random_table(struct pool *p)
+{
+	uint32_t runs = p->nr ? 1 : 0;
+
+	for (uint32_t le = 1; le < p->nr; le++) {
+		if (rng_below(100) < 30)
+			p->ext[le].flags |= PLANNER_STARTS_RUN;
+		runs += p->ext[le].flags & PLANNER_STARTS_RUN;
+	}
+	p->in.table_targets = runs;
+	p->in.max_table_targets = rng_below(4) ? runs + rng_below(12) : 1 + rng_below(runs + 1);
 }
 
 static void random_pool(struct pool *p, bool with_pins)
@@ -783,6 +887,8 @@ static void random_pool(struct pool *p, bool with_pins)
 	pool_ssd(p, capacity, rng_below(4) ? rng_below(nr / 3 + 2) : 0);
 	if (rng_below(3) == 0)
 		p->in.max_bytes = rng_below(40) * EB + rng_below(2) * (EB / 2);
+	if (rng_below(3) == 0)
+		random_table(p);
 }
 
 /* Any input: a feasible plan, the same plan twice. */
@@ -801,6 +907,19 @@ static void test_random(void)
 			CHECK(a.moves[i].le == b.moves[i].le && a.moves[i].to == b.moves[i].to);
 		plan_destroy(&a);
 		plan_destroy(&b);
+		/* A limit that never binds changes nothing. */
+		if (p.in.max_table_targets) {
+			p.in.max_table_targets = UINT32_MAX;
+			plan_checked(&p, &a);
+			p.in.max_table_targets = 0;
+			plan_checked(&p, &b);
+			CHECK_UINT(a.nr, b.nr);
+			CHECK_UINT(a.table_skipped, 0);
+			for (size_t i = 0; i < a.nr; i++)
+				CHECK(a.moves[i].le == b.moves[i].le && a.moves[i].to == b.moves[i].to);
+			plan_destroy(&a);
+			plan_destroy(&b);
+		}
 		pool_destroy(&p);
 	}
 }
@@ -814,7 +933,9 @@ struct sparse {
 
 static bool plain_hdd(const struct planner_extent *e)
 {
-	return e->tier == PLANNER_HDD && !e->pin && e->heat == 0 && !e->moved_at && !e->unwritten;
+	/* A list names every extent that starts a run (pool_planner_list). */
+	return e->tier == PLANNER_HDD && !e->pin && e->heat == 0 && !e->moved_at && !e->unwritten &&
+	       !(e->flags & PLANNER_STARTS_RUN);
 }
 
 static uint32_t sparse_unlisted(const void *ctx, uint32_t *out, uint32_t max)
@@ -847,7 +968,8 @@ static void sparse_init(struct sparse *s, const struct pool *p, struct planner_i
 	sparse_empty(s, p, in);
 	for (uint32_t le = 0; le < p->nr; le++) {
 		const struct planner_extent *e = &p->ext[le];
-		bool may_leave = plain_hdd(e) || e->tier == PLANNER_NONE;
+		bool may_leave = plain_hdd(e) ||
+				 (e->tier == PLANNER_NONE && !(e->flags & PLANNER_STARTS_RUN));
 
 		if (may_leave && rng_below(4)) {
 			in->nr_unlisted_hdd += e->tier == PLANNER_HDD;
@@ -864,9 +986,19 @@ static void sparse_destroy(struct sparse *s)
 	free(s->listed);
 }
 
+/* Whether the policy would promote an extent that is cold, never moved and not pinned. */
+static bool promotes_plain(const struct policy *pol)
+{
+	return pol->promote == POLICY_PROMOTE_ALL ||
+	       (pol->promote == POLICY_PROMOTE_HEAT && pol->min_heat <= 0);
+}
+
 /*
  * Leaving plain extents out of the list changes nothing: the same moves in
- * the same order, the same counts and shares.
+ * the same order, the same counts and shares. Except where a table's limit
+ * passes over candidates and plain ones are candidates: then, as without a
+ * limit, only the lowest plain ones that one run could take are queued,
+ * while a dense input queues them all; both plans must still hold.
  */
 static void test_random_sparse(void)
 {
@@ -880,6 +1012,15 @@ static void test_random_sparse(void)
 		sparse_init(&s, &p, &in);
 		CHECK_OK(planner_plan(&p.in, &dense));
 		CHECK_OK(planner_plan(&in, &listed));
+		if (p.in.max_table_targets && promotes_plain(&p.policy)) {
+			check_plan(&p.in, &dense, NULL);
+			check_plan(&p.in, &listed, NULL);
+			plan_destroy(&dense);
+			plan_destroy(&listed);
+			sparse_destroy(&s);
+			pool_destroy(&p);
+			continue;
+		}
 		CHECK_UINT(listed.nr, dense.nr);
 		for (size_t i = 0; i < dense.nr && i < listed.nr; i++)
 			CHECK(listed.moves[i].le == dense.moves[i].le &&
@@ -988,8 +1129,9 @@ static void test_bad_list(void)
 }
 
 /*
- * Without pins, residency or a budget, a plan leaves nothing to do: run on
- * the pool as the plan left it, the planner plans nothing.
+ * Without pins, residency, a budget or a table's limit, a plan leaves
+ * nothing to do: run on the pool as the plan left it, the planner plans
+ * nothing.
  */
 static void test_random_stable(void)
 {
@@ -1001,6 +1143,7 @@ static void test_random_stable(void)
 		random_pool(&p, false);
 		p.policy.min_residency_s = 0;
 		p.in.max_bytes = 0;
+		p.in.max_table_targets = 0;
 		tier = malloc(p.nr ? p.nr : 1);
 		CHECK(tier != NULL);
 		plan_checked(&p, &plan);
@@ -1069,6 +1212,7 @@ int main(int argc, char **argv)
 	test_residency();
 	test_pins();
 	test_budget();
+	test_table_limit();
 	test_highest();
 	test_lowest();
 	test_random();
