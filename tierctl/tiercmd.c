@@ -160,6 +160,20 @@ static const char *tiercmd_plan_moves(struct json_object *plan, const char *kind
 	return buf;
 }
 
+/* The extents the table's limit kept out of a plan, when there are any. */
+static int tiercmd_print_passed_over(FILE *out, struct json_object *table)
+{
+	uint64_t passed = 0, targets = 0, max = 0;
+
+	if (member_uint(table, "passed_over_extents", &passed) < 0 || !passed)
+		return 0;
+	member_uint(table, "targets", &targets);
+	member_uint(table, "max_targets", &max);
+	return fprintf(out, "\n%" PRIu64 " extents passed over: the volume's table (%" PRIu64
+		       " targets) would pass its limit of %" PRIu64 " (tierd's table-targets"
+		       " setting).\n", passed, targets, max) < 0 ? -EIO : 0;
+}
+
 static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *plan)
 {
 	static const struct table_column summary_columns[] = {
@@ -197,6 +211,9 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 	r = table_print_fields(t, out);
 	table_free(t);
 	t = NULL;
+	if (r < 0)
+		return r;
+	r = tiercmd_print_passed_over(out, member_get(plan, "table"));
 	if (r < 0)
 		return r;
 

@@ -182,23 +182,30 @@ static double plan(const struct extmap *m, const struct heat_table *h, size_t *m
 	struct planner_input in = { 0 };
 	struct policy pol;
 	struct plan out;
-	uint32_t cap = 0, end = 0;
+	uint32_t cap = 0, end = 0, span_start = 0;
 	struct extmap_loc loc = { 0 };
+	bool starts = false;
 	double t = cpu_ms();
 	int r;
 
 	for (uint32_t le = 0; le < m->nr_logical;) {
+		bool run_start;
 		uint32_t stop;
 
-		if (le == end)
+		if (le == end) {
 			end = le + extmap_span(m, le, UINT32_MAX, &loc);
-		if (loc.dev != 1 && heat_next_used(h, le, le + 1) == le && heat_value(h, le) == 0 &&
-		    !heat_at(h, le)->moved_at) {
+			span_start = le;
+			starts = le > 0 && !extmap_loc_follows(extmap_get(m, le - 1), loc);
+		}
+		run_start = starts && le == span_start;
+		if (run_start) {
+			/* Listed, as every run's first extent. */
+		} else if (loc.dev != 1 && heat_next_used(h, le, le + 1) == le && heat_value(h, le) == 0 &&
+			   !heat_at(h, le)->moved_at) {
 			l.nr_unlisted += loc.dev == 0;
 			le++;
 			continue;
-		}
-		if (loc.dev != 1 && heat_next_used(h, le, le + 1) != le) {
+		} else if (loc.dev != 1 && heat_next_used(h, le, le + 1) != le) {
 			stop = heat_next_used(h, le, end);
 			stop = stop > le && stop < end ? stop : end;
 			l.nr_unlisted += loc.dev == 0 ? stop - le : 0;
@@ -214,7 +221,8 @@ static double plan(const struct extmap *m, const struct heat_table *h, size_t *m
 		l.list[l.nr_list++] = (struct planner_listed){
 			.le = le,
 			.e = { .heat = (float)heat_value(h, le), .moved_at = heat_at(h, le)->moved_at,
-			       .tier = loc.dev == 1 ? PLANNER_SSD : PLANNER_HDD },
+			       .tier = loc.dev == 1 ? PLANNER_SSD : PLANNER_HDD,
+			       .flags = run_start ? PLANNER_STARTS_RUN : 0 },
 		};
 		le++;
 	}
@@ -233,6 +241,9 @@ static double plan(const struct extmap *m, const struct heat_table *h, size_t *m
 		.extent_bytes = (uint64_t)BENCH_EXTENT_MIB << 20,
 		.now = 1700000000u,
 		.policy = &pol,
+		/* tierd's default limit, which the lone hot extents bring within reach. */
+		.table_targets = extmap_runs(m),
+		.max_table_targets = 65536,
 	};
 	r = planner_plan(&in, &out);
 	if (r < 0)

@@ -94,6 +94,17 @@ json_object *tierview_pins_json(const struct tiering_pins_report *r)
 	return a;
 }
 
+static json_object *table_json(const struct tiering_plan_report *r)
+{
+	json_object *o = json_object_new_object();
+
+	add_u64(o, "targets", r->table.targets);
+	json_object_object_add(o, "max_targets", r->table.max_targets ?
+				json_object_new_int64(r->table.max_targets) : NULL);
+	add_u64(o, "passed_over_extents", r->table_passed_over);
+	return o;
+}
+
 json_object *tierview_plan_json(const struct tiering_plan_report *r)
 {
 	json_object *o = json_object_new_object(), *moves = json_object_new_array();
@@ -106,6 +117,7 @@ json_object *tierview_plan_json(const struct tiering_plan_report *r)
 	add_u64(o, "demoted_bytes", r->demote_bytes);
 	json_object_object_add(o, "ssd_io_share_before", rpc_json_number(r->ssd_share_before));
 	json_object_object_add(o, "ssd_io_share_after", rpc_json_number(r->ssd_share_after));
+	json_object_object_add(o, "table", table_json(r));
 	for (size_t i = 0; i < r->nr_moves; i++) {
 		const struct tiering_plan_move *mv = &r->moves[i];
 		json_object *m = json_object_new_object();

@@ -653,8 +653,10 @@ static struct planner_extent pool_planner_extent(const struct pool *p, uint32_t 
 int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t nr_pins,
 		      struct pool_planner_list *out)
 {
-	uint32_t nr = p->sp.map.nr_logical, cap = 0;
+	uint32_t nr = p->sp.map.nr_logical, cap = 0, span_start = 0;
+	struct extmap_loc loc = { .dev = EXTMAP_NO_DEV };
 	struct planner_listed *grown;
+	bool starts_run = false;
 	size_t next_pin = 0;
 
 	*out = (struct pool_planner_list){ .p = p, .pins = pins, .nr_pins = nr_pins };
@@ -662,18 +664,27 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 	 * A run of the map at a time, and within it a stretch at a time up to
 	 * the next heat page or pin edge: the pass costs the runs, pages and
 	 * pins of the map and the extents listed, not the extents of the pool.
+	 * Every extent that starts a run of the table is listed, flagged so:
+	 * the planner takes those left out as continuing the run before them.
 	 */
 	for (uint32_t le = 0, end = 0; le < nr;) {
 		const struct state_pin *pin;
-		struct extmap_loc loc;
+		bool run_start;
 		uint32_t stop;
 		int tier;
 
-		if (le == end)
+		if (le == end) {
+			/* A span is one run or part of one: only its first extent may start one. */
 			end = le + extmap_span(&p->sp.map, le, UINT32_MAX, &loc);
+			span_start = le;
+			starts_run = le > 0 && !extmap_loc_follows(extmap_get(&p->sp.map, le - 1), loc);
+		}
+		run_start = starts_run && le == span_start;
 		tier = loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier;
 		pin = pool_pin_at(pins, nr_pins, &next_pin, le);
-		if (tier != METADATA_TIER_SSD && !(pin && pin->ssd) && pool_heat_page(p, le)) {
+		if (run_start) {
+			/* Listed whatever it is. */
+		} else if (tier != METADATA_TIER_SSD && !(pin && pin->ssd) && pool_heat_page(p, le)) {
 			const struct heat_extent *e = heat_at(&p->heat, le);
 
 			/* A page holds cold extents too: plain ones stay off the list. */
@@ -695,7 +706,7 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 			le = stop;
 			continue;
 		}
-		if (tier < 0 && !pin) {
+		if (tier < 0 && !pin && !run_start) {
 			le++;
 			continue;
 		}
@@ -712,6 +723,8 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 			.le = le,
 			.e = pool_planner_extent(p, le, tier),
 		};
+		if (run_start)
+			out->list[out->nr_list].e.flags = PLANNER_STARTS_RUN;
 		if (pin)
 			out->list[out->nr_list].e.pin = pin->ssd ? PLANNER_SSD : PLANNER_HDD;
 		out->nr_list++;

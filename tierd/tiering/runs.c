@@ -73,8 +73,10 @@ int tiering_result_parse(const char *s, enum tiering_result *out)
 
 /* ---- planning ---- */
 
+/* table (may be NULL): the volume's table as the plan saw it. */
 static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, uint64_t max_bytes,
-			     struct plan *plan, char *err, size_t err_len)
+			     struct plan *plan, struct tiering_table *table, char *err,
+			     size_t err_len)
 {
 	struct planner_input in = { 0 };
 	struct pool_planner_list list;
@@ -89,6 +91,11 @@ static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, 
 	in.max_bytes = max_bytes;
 	in.now = (uint32_t)time(NULL);
 	in.policy = pol;
+	/* The job holds moves past the limit (lib/batch.h); the plan leaves them out. */
+	in.table_targets = pool_table_targets(tp->p);
+	in.max_table_targets = pool_table_targets_max(tp->p);
+	if (table)
+		*table = (struct tiering_table){ in.table_targets, in.max_table_targets };
 	r = planner_plan(&in, plan);
 	pool_planner_list_destroy(&list);
 	if (r < 0)
@@ -98,7 +105,8 @@ static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, 
 }
 
 static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigger,
-			    struct policy *pol, struct plan *plan, char *err, size_t err_len)
+			    struct policy *pol, struct plan *plan, struct tiering_table *table,
+			    char *err, size_t err_len)
 {
 	char path[PATH_MAX];
 	uint64_t max_bytes = tp->cfg.max_bytes;
@@ -114,11 +122,12 @@ static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigge
 		if (!max_bytes || max_bytes > small)
 			max_bytes = small;
 	}
-	return tiering_make_plan(tp, pol, max_bytes, plan, err, err_len);
+	return tiering_make_plan(tp, pol, max_bytes, plan, table, err, err_len);
 }
 
 static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
-		       const struct policy *pol, uint64_t limit, struct tiering_plan_report *out)
+		       const struct tiering_table *table, const struct policy *pol, uint64_t limit,
+		       struct tiering_plan_report *out)
 {
 	uint64_t es = pool_extent_size(tp->p);
 	size_t n = plan->nr < limit ? plan->nr : (size_t)limit;
@@ -131,6 +140,8 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 		.ssd_share_before = plan->ssd_share_before,
 		.ssd_share_after = plan->ssd_share_after,
 		.moves_total = plan->nr,
+		.table = *table,
+		.table_passed_over = plan->table_skipped,
 	};
 	snprintf(out->policy, sizeof(out->policy), "%s", pol->name);
 	if (!n)
@@ -156,6 +167,7 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 int tiering_report_plan(struct tierings *ts, struct pool *p, uint64_t limit,
 			struct tiering_plan_report *out, char *err, size_t err_len)
 {
+	struct tiering_table table;
 	struct tiering_pool *tp;
 	struct plan plan = { 0 };
 	struct policy pol;
@@ -164,10 +176,10 @@ int tiering_report_plan(struct tierings *ts, struct pool *p, uint64_t limit,
 	*out = (struct tiering_plan_report){ 0 };
 	if (r < 0)
 		return r;
-	r = tiering_plan_now(tp, TIERING_ON_DEMAND, &pol, &plan, err, err_len);
+	r = tiering_plan_now(tp, TIERING_ON_DEMAND, &pol, &plan, &table, err, err_len);
 	if (r < 0)
 		return r;
-	r = plan_report(tp, &plan, &pol, limit, out);
+	r = plan_report(tp, &plan, &table, &pol, limit, out);
 	plan_destroy(&plan);
 	if (r < 0) {
 		tiering_plan_report_destroy(out);
@@ -254,16 +266,34 @@ static const enum tiering_result run_results[JOB_RESULT_NR] = {
 	[JOB_ABORTED] = TIERING_ABORTED,
 };
 
+/*
+ * What a run that ended as planned says: nothing, but that the table's
+ * limit passed over extents the policy would have moved.
+ */
+static const char *tiering_run_note(const struct tiering_pool *tp, bool planned_none, char *buf,
+				    size_t len)
+{
+	if (!tp->table_passed_over)
+		return planned_none ? "nothing to move" : NULL;
+	snprintf(buf, len, "%s%llu extents passed over: the volume's table would pass its limit of"
+		 " %u targets (the table-targets setting; it has %u)",
+		 planned_none ? "nothing to move; " : "", (unsigned long long)tp->table_passed_over,
+		 tp->table.max_targets, tp->table.targets);
+	return buf;
+}
+
 static void tiering_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
 			 void *ctx)
 {
 	struct tiering_pool *tp = ctx;
+	char note[TIERING_MESSAGE_MAX];
 
 	(void)p;
 	(void)moved;
 	if (r == 0 && failed)
 		err = "some extents could not move (device errors, see the log)";
-	tiering_run_end(tp, run_results[job_result_of(r, failed)], r == 0 && !failed ? NULL : err);
+	tiering_run_end(tp, run_results[job_result_of(r, failed)],
+			r == 0 && !failed ? tiering_run_note(tp, false, note, sizeof(note)) : err);
 }
 
 int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger trigger,
@@ -273,9 +303,10 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	struct job_limits limits = { 0 };
 	struct tiering_pool *tp;
 	struct plan plan = { 0 };
+	char what[64], note[TIERING_MESSAGE_MAX];
+	struct tiering_table table;
 	struct policy pol;
 	struct state_run *run;
-	char what[64];
 	int r = tiering_get_or_fail(ts, p, &tp, err, err_len);
 
 	if (r < 0)
@@ -287,10 +318,12 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 		return errbuf_fail(-EAGAIN, err, err_len,
 				   "tiering of pool %s is paused; `tierctl tier resume %s` first",
 				   pool_name(p), pool_name(p));
-	r = tiering_plan_now(tp, trigger, &pol, &plan, err, err_len);
+	r = tiering_plan_now(tp, trigger, &pol, &plan, &table, err, err_len);
 	if (r < 0)
 		return r;
 	/* An auto pass that finds nothing to do is not worth a row. */
+	tp->table_passed_over = plan.table_skipped;
+	tp->table = table;
 	if (plan.nr == 0 && trigger == TIERING_AUTO) {
 		plan_destroy(&plan);
 		return errbuf_fail(-EALREADY, err, err_len, "nothing to move");
@@ -313,7 +346,7 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	if (plan.nr == 0) {
 		plan_destroy(&plan);
 		tp->running = 1;
-		tiering_run_end(tp, TIERING_DONE, "nothing to move");
+		tiering_run_end(tp, TIERING_DONE, tiering_run_note(tp, true, note, sizeof(note)));
 		*run_out = *run;
 		return 1;
 	}

@@ -40,9 +40,14 @@ struct tiering_pool {
 	uint64_t started_ns; /* the run's start on the monotonic clock, for its rate */
 	struct job_move_req *moves;
 	size_t nr_moves;
+	/* The table's limit passed over this many extents in the run's plan. */
+	uint64_t table_passed_over;
+	struct tiering_table table;
 	tiering_notify_fn notify;
 	void *notify_ctx;
 };
+
+#define TIERING_MESSAGE_MAX sizeof(((struct state_run *)0)->message)
 
 struct tierings {
 	struct ev_loop *loop;

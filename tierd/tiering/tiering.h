@@ -143,11 +143,18 @@ struct tiering_plan_move {
 	bool to_ssd;
 };
 
+/* The volume's table when a plan was made: its targets and their limit (0: none). */
+struct tiering_table {
+	uint32_t targets, max_targets;
+};
+
 struct tiering_plan_report {
 	char policy[POLICY_NAME_MAX];
 	uint64_t promote_extents, demote_extents, promote_bytes, demote_bytes;
 	double ssd_share_before, ssd_share_after;
 	uint64_t moves_total;
+	struct tiering_table table;
+	uint64_t table_passed_over; /* extents the table's limit kept out of the plan */
 	struct tiering_plan_move *moves; /* the first moves of the plan, at most the limit asked */
 	size_t nr_moves;
 };

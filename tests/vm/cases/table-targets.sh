@@ -6,7 +6,9 @@
 # pass the limit: that move waits and the job ends partial, saying why; the
 # table the kernel holds never has more targets than the limit, and has as
 # many as pool show says. A move that adds no target still goes at the
-# limit; after a detach and a restart the data reads back as written.
+# limit. A tiering run near the limit plans only moves that fit: it ends
+# done, saying how many extents it passed over. After a detach and a
+# restart the data reads back as written.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M) ssd=$(vm_loop_create 96M)
@@ -54,6 +56,27 @@ step "a move that adds no target goes at the limit"
 tierctl_ok extent move tank 1 1 --tier hdd
 assert_eq "targets after extent 1 came home" 61 "$(pool_field tank .table.targets)"
 check_targets "after the move home"
+
+step "a tiering run near the limit plans what fits"
+# The highest policy wants every HDD extent on the SSD (cold ones too,
+# the SSD has room for some 30 more); the table has room for 3 targets.
+tierctl_ok policy set tank highest
+tierctl_ok schedule set tank --io-awareness off
+json_save plan tier now tank --dry-run
+plan=$(cat "${json_saved[-1]}")
+assert_eq "the plan's table" "61 $LIMIT" "$(jq -r '.plan.table | "\(.targets) \(.max_targets)"' <<<"$plan")"
+passed=$(jq -r .plan.table.passed_over_extents <<<"$plan")
+[ "$passed" -gt 0 ] || fail "the plan passed over no extent: $plan"
+text=$("$TIERCTL" tier now tank --dry-run)
+grep -q "extents passed over: the volume's table (61 targets) would pass its limit of $LIMIT" <<<"$text" ||
+	fail "the dry run's text: $text"
+tierctl_ok tier now tank --wait
+run=$("$TIERCTL" runs tank --json | jq -c '.runs[0]')
+echo "run: $run"
+assert_eq "the run's result" done "$(jq -r .result <<<"$run")"
+jq -r .message <<<"$run" | grep -q "extents passed over: the volume's table would pass its limit of $LIMIT targets" ||
+	fail "the run's message: $run"
+check_targets "after the run"
 
 step "a detach; the data reads back"
 tierctl_ok tier detach tank --ssd "$ssd"
