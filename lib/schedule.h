@@ -15,8 +15,12 @@ enum schedule_kind {
 	SCHEDULE_CRON,
 };
 
-/* auto: the daemon plans a small run every 5 minutes (in the window). */
-#define SCHEDULE_AUTO_INTERVAL 300
+/*
+ * auto: the daemon plans a small run every 30 seconds (in the window). A
+ * plan with nothing to move costs a few milliseconds and leaves no record,
+ * so the interval is what data that turns hot waits before it moves.
+ */
+#define SCHEDULE_AUTO_INTERVAL 30
 /* every DURATION: 1m to 31d. */
 #define SCHEDULE_EVERY_MIN 60
 #define SCHEDULE_EVERY_MAX (31 * 86400)

@@ -477,8 +477,8 @@ static void test_next_simple(void)
 
 	s = parse("auto", NULL);
 	CHECK_INT(next_of(&s, t0, 0), t0);
-	CHECK_INT(next_of(&s, t0, t0 - 100), t0 + 200);
-	CHECK_INT(next_of(&s, t0, t0 - 300), t0);
+	CHECK_INT(next_of(&s, t0, t0 - 10), t0 + SCHEDULE_AUTO_INTERVAL - 10);
+	CHECK_INT(next_of(&s, t0, t0 - SCHEDULE_AUTO_INTERVAL), t0);
 	CHECK_INT(next_of(&s, t0, t0 - 3000), t0);
 	CHECK_INT(next_of(&s, t0, t0), t0 + SCHEDULE_AUTO_INTERVAL);
 
@@ -908,8 +908,10 @@ static void test_windows(void)
 	CHECK_INT(next_of(&s, d + DAY + 5 * HOUR + 1, 0), d + DAY + 22 * HOUR);
 
 	s = parse("auto", "01:00-03:00");
-	CHECK_INT(next_of(&s, d + 2 * HOUR, d + 2 * HOUR - 60), d + 2 * HOUR + 240);
-	CHECK_INT(next_of(&s, d + 3 * HOUR - 100, d + 3 * HOUR - 110), d + DAY + HOUR);
+	CHECK_INT(next_of(&s, d + 2 * HOUR, d + 2 * HOUR - 10),
+		  d + 2 * HOUR + SCHEDULE_AUTO_INTERVAL - 10);
+	/* The next would be past the window's end: the next opening. */
+	CHECK_INT(next_of(&s, d + 3 * HOUR - 5, d + 3 * HOUR - 10), d + DAY + HOUR);
 	CHECK_INT(schedule_window_end(&s, d + HOUR), d + 3 * HOUR);
 
 	s = parse("auto", "23:00-00:00");

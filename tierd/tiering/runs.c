@@ -396,7 +396,10 @@ void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 
 	if (!tp->cfg.paused && pool_is_active(tp->p))
 		r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
-	if (r < 0 && r != -EALREADY)
+	/* auto plans every half minute: a long run or job in its way is no news. */
+	if (r == -EBUSY && trigger == TIERING_AUTO)
+		log_pool_debug(pool_name(tp->p), "auto tiering waits: %s", err);
+	else if (r < 0 && r != -EALREADY)
 		log_pool_warn(pool_name(tp->p), "scheduled tiering run not started: %s", err);
 	/* time() may read a second before the timer's own clock did. */
 	if (tp->last_start < due)

@@ -7,7 +7,8 @@
 # verified against its source with --verify-moves); --dry-run
 # changes nothing; pins win over heat; policy lowest empties the SSD as far
 # as the HDD has room; `schedule set every 1m` starts a run on its own; a
-# clock stepped over a daily time starts the run it skipped; every run is
+# clock stepped over a daily time starts the run it skipped; with schedule
+# auto, extents that turn hot are on the SSD within a minute; every run is
 # recorded; the data never changes.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
@@ -194,6 +195,25 @@ grep "the clock was stepped over the run due at" /tmp/tierd.log ||
 	fail "the catch-up is not logged"
 assert_eq "next run after the step" "$(iso $((due + 86400)))" \
 	"$("$TIERCTL" schedule show tank --json | jq -r .schedule.next_run_at)"
+
+step "schedule auto moves extents that turn hot within a minute"
+# Three times the reads of the first hot set: they outrank anything on the
+# SSD, by more than the policy's hysteresis.
+new_hot="29 31 35"
+for le in $new_hot; do
+	assert_eq "extent $le before" "$hdd_mm" "$(extent_dev $le)"
+	random_reads "$le" 600
+done
+tierctl_ok schedule set tank auto --io-awareness off
+t0=$(date +%s)
+new_hot_on_ssd() {
+	local le
+	for le in $new_hot; do [ "$(extent_dev $le)" = "$ssd_mm" ] || return 1; done
+}
+wait_until 60 "the new hot extents on the SSD" new_hot_on_ssd
+echo "on the SSD $(($(date +%s) - t0)) s after schedule set auto"
+assert_eq "the run's trigger" auto "$("$TIERCTL" runs tank --json | jq -r '.runs[0].trigger')"
 tierctl_ok schedule set tank manual
+check "after auto"
 tierd_stop TERM
 echo "tiering: ok"
