@@ -16,13 +16,15 @@
 # extent size, 4 by default; 1, 2 or 4), TIERD_BENCH_PHASE_C (0: no
 # caches beyond 4K random read), TIERD_BENCH_REPS (steady-state runs per
 # configuration), TIERD_BENCH_ONLY ("refs" (HDD-only and SSD-only),
-# "overhead", "seq", "profiles", "tierd", "slice", "lvmcache", "bcache":
-# only those; their 4K random reads,
-# and the caches' other profiles unless quick).
+# "overhead", "seq", "profiles", "tierd", "auto", "slice", "lvmcache",
+# "bcache": only those; their 4K random reads, and the caches' other
+# profiles unless quick).
 # "slice" is not in the whole run: tierd over a dm-cache (smq) of the HDD
 # tier, the SSD split between tierd's SSD tier and the cache
 # (TIERD_BENCH_SLICE_MB of cache data, 44 by default), to compare the
-# kernel's cache for scattered hot blocks with finer placement.
+# kernel's cache for scattered hot blocks with finer placement. "auto" is
+# not in the whole run either: tierd with schedule auto instead of a
+# tier now, WARM_AUTO seconds from cold (TIERD_BENCH_WARM_AUTO, 90).
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -42,6 +44,7 @@ RAMP=2
 WARM=45             # cold start to steady state: fio with a 5 s IOPS log
 SLICE=5
 CACHE_SLICE_MB=${TIERD_BENCH_SLICE_MB:-44} # "slice": cache data; 4 MiB of its metadata
+WARM_AUTO=${TIERD_BENCH_WARM_AUTO:-90} # "auto": cold start to steady state, no tier now
 TRIGGER=10          # tierd: the on-demand tiering run starts this far into WARM
 WARM_B=20           # profiles beyond 4K random read: warm-up before tiering
 WARM_C=30           # ... and for the caches, which only learn while loaded
@@ -117,7 +120,7 @@ story() {
 		echo "fio	$(fio --version)"
 		echo "lvm	$(lvm version 2>/dev/null | awk '/LVM version/ { print $3 }')"
 		echo "make-bcache	$(dpkg-query -W -f='${Version}' bcache-tools 2>/dev/null || echo none)"
-		echo "params	delay_ms=$DELAY_MS member_mb=$MEMBER_MB ssd_mb=$SSD_MB size_mb=$SIZE_MB qd=$QD run=$RUN ramp=$RAMP warm=$WARM slice=$SLICE trigger=$TRIGGER warm_b=$WARM_B warm_c=$WARM_C extent_mb=$EXTENT_MB"
+		echo "params	delay_ms=$DELAY_MS member_mb=$MEMBER_MB ssd_mb=$SSD_MB size_mb=$SIZE_MB qd=$QD run=$RUN ramp=$RAMP warm=$WARM slice=$SLICE trigger=$TRIGGER warm_b=$WARM_B warm_c=$WARM_C extent_mb=$EXTENT_MB warm_auto=$WARM_AUTO"
 	} >"$out/machine.tsv"
 
 	devices_up
@@ -154,7 +157,7 @@ story() {
 						measure ssd rr4k "$skew" "$ssdonly" "r$i"
 					done
 				done ;;
-			tierd|slice)
+			tierd|slice|auto)
 				[ -n "$tierd_pid" ] || tierd_up
 				for skew in "${SKEW_ORDER[@]}"; do
 					if [ "$part" = slice ]; then
@@ -162,10 +165,16 @@ story() {
 					else
 						tierd_pool
 					fi
-					warm_run "$part" rr4k "$skew" /dev/mapper/bench "$TRIGGER"
+					if [ "$part" = auto ]; then
+						"$tierctl" schedule set bench auto >/dev/null
+						WARM=$WARM_AUTO warm_run auto rr4k "$skew" /dev/mapper/bench ""
+						"$tierctl" schedule set bench manual >/dev/null
+					else
+						warm_run "$part" rr4k "$skew" /dev/mapper/bench "$TRIGGER"
+					fi
 					measure_paired "$part" rr4k "$skew" /dev/mapper/bench ssd
 					tierd_record rr4k "$skew" "$part"
-					[ "$part" = tierd ] || slice_record rr4k "$skew"
+					[ "$part" != slice ] || slice_record rr4k "$skew"
 					teardown_current
 				done ;;
 			lvmcache|bcache)

@@ -38,9 +38,10 @@ PROFILES = {
     "sr64k": "64K sequential read",
     "sw64k": "64K sequential write",
 }
-CONFIGS = ["hdd", "ssd", "tierd", "slice", "lvmcache", "bcache"]
+CONFIGS = ["hdd", "ssd", "tierd", "auto", "slice", "lvmcache", "bcache"]
 NAMES = {"hdd": "HDD-only", "ssd": "SSD-only", "tierd": "tierd",
-         "slice": "tierd + dm-cache slice", "lvmcache": "lvmcache (smq)", "bcache": "bcache"}
+         "auto": "tierd, schedule auto", "slice": "tierd + dm-cache slice",
+         "lvmcache": "lvmcache (smq)", "bcache": "bcache"}
 MiB = 1 << 20
 
 
@@ -192,6 +193,8 @@ def main():
     ssd_mb = int(params.get("ssd_mb", 96))
     ext_mb = int(params.get("extent_mb", 4))
     warm = int(params.get("warm", 45))
+    # The warm-up of a configuration: "auto" has its own, longer one.
+    warm_of = {"auto": int(params.get("warm_auto", warm))}
     res = Results(os.path.join(d, "results.tsv"))
     skipped = read_kv(os.path.join(d, "skipped.tsv"))
     md = []
@@ -277,10 +280,11 @@ def main():
             if skew in oracle and xs is not None:
                 po = xs * ssd[0] / oracle[skew] if cfg not in ("hdd",) else s[0] / oracle[skew]
             t = None
-            if cfg in ("tierd", "slice", "lvmcache", "bcache"):
+            if cfg in ("tierd", "auto", "slice", "lvmcache", "bcache"):
                 t = ttb(slices(os.path.join(d, "raw", f"warm-{cfg}-rr4k-{skew}.slices")), s[0])
             table_a[(cfg, skew)] = dict(iops=s[0], mean=s[1], p99=s[2], xh=xh, xs=xs, po=po, ttb=t)
-            tt = "-" if cfg in ("hdd", "ssd") else (f"{t:.0f}" if t is not None else f"> {warm}")
+            tt = "-" if cfg in ("hdd", "ssd") else (f"{t:.0f}" if t is not None
+                                                    else f"> {warm_of.get(cfg, warm)}")
             w(f"| {SKEWS[skew]} | {NAMES[cfg]} | {fmt_iops(s[0])} | {fmt_ms(s[1])} | {fmt_ms(s[2])} | "
               f"{fmt_ratio(xh)} | {fmt_ratio(xs)} | {fmt_pct(po)} | {tt} |")
     w("")
@@ -331,7 +335,7 @@ def main():
     w("| skew | configuration | steady IOPS | TTB s | tiering run | slices (IOPS) |")
     w("|---|---|---:|---:|---|---|")
     for skew in SKEW_ORDER:
-        for cfg in ("tierd", "lvmcache", "bcache"):
+        for cfg in ("tierd", "auto", "slice", "lvmcache", "bcache"):
             a = table_a.get((cfg, skew))
             pts = slices(os.path.join(d, "raw", f"warm-{cfg}-rr4k-{skew}.slices"))
             if not a or not pts:
@@ -341,7 +345,7 @@ def main():
             if os.path.exists(tp):
                 kv = dict(x.split("=") for x in open(tp).read().split())
                 run = f"{kv['trigger_s']} s to {kv['done_s']} s"
-            tt = f"{a['ttb']:.0f}" if a["ttb"] is not None else f"> {warm}"
+            tt = f"{a['ttb']:.0f}" if a["ttb"] is not None else f"> {warm_of.get(cfg, warm)}"
             w(f"| {SKEWS[skew]} | {NAMES[cfg]} | {fmt_iops(a['iops'])} | {tt} | {run} | "
               + " ".join(f"{v:.0f}" for _, v in pts) + " |")
     w("")
