@@ -731,6 +731,7 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 	struct planner_counts c;
 	struct planner_run run;
 	uint64_t max_moves, max_candidates, keep;
+	bool budget_cut = false;
 	int r;
 
 	if (!out)
@@ -774,8 +775,11 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 		r = planner_alloc((void **)&q.pins_to_ssd.key, c.pins_to_ssd, sizeof(uint64_t));
 	/* Each promotion takes free SSD space: free now or freed by a demotion. */
 	max_candidates = (uint64_t)in->ssd_free + c.victims + c.pins_to_hdd;
-	if (max_candidates > run.moves_left)
+	if (max_candidates > run.moves_left) {
+		/* The budget, not the room, leaves candidates out: they wait for a later run. */
+		budget_cut = c.candidates + c.unlisted_candidates > run.moves_left;
 		max_candidates = run.moves_left;
+	}
 	/*
 	 * A limit that may bind (each move adds two targets at most) passes
 	 * over candidates that cost too much: every listed one stays queued,
@@ -819,6 +823,7 @@ int planner_plan(const struct planner_input *in, struct plan *out)
 	if (r < 0)
 		goto out;
 	planner_steps(&run, &q);
+	out->budget_exhausted = run.exhausted || budget_cut;
 	/* Summed and subtracted heat can leave dust where nothing is left. */
 	if (run.ssd_mapped && c.heat > 0 && run.ssd_heat > 0)
 		out->ssd_share_after = run.ssd_heat >= c.heat ? 1 : run.ssd_heat / c.heat;

@@ -3,6 +3,7 @@
 #ifndef TIERD_PLANNER_H
 #define TIERD_PLANNER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,12 @@ struct plan {
 	 * on its tier, though not all of them would have fitted.
 	 */
 	uint64_t table_skipped;
+	/*
+	 * The byte budget stopped the plan: a move was due that did not fit in
+	 * it, or candidates were left out for it (a later plan may find they
+	 * would not have moved after all).
+	 */
+	bool budget_exhausted;
 };
 
 /*

@@ -646,6 +646,12 @@ static void test_budget(void)
 	p.in.max_bytes = 4 * EB;
 	plan_checked(&p, &plan);
 	CHECK_MOVES(&plan, UP(9), UP(8), UP(7), UP(6));
+	CHECK(plan.budget_exhausted);
+	plan_destroy(&plan);
+	p.in.max_bytes = 10 * EB;
+	plan_checked(&p, &plan);
+	CHECK_UINT(plan.nr, 10);
+	CHECK(!plan.budget_exhausted); /* all ten fitted: nothing was left */
 	plan_destroy(&plan);
 	p.in.max_bytes = 4 * EB - 1;
 	plan_checked(&p, &plan);
@@ -669,6 +675,7 @@ static void test_budget(void)
 	plan_checked(&p, &plan);
 	CHECK_MOVES(&plan, 0, UP(3));
 	CHECK_UINT(plan.promote_bytes + plan.demote_bytes, 2 * EB);
+	CHECK(plan.budget_exhausted); /* a move of budget left, but a swap takes two */
 	plan_destroy(&plan);
 	p.in.max_bytes = 4 * EB;
 	plan_checked(&p, &plan);
@@ -677,6 +684,7 @@ static void test_budget(void)
 	p.in.max_bytes = 0;
 	plan_checked(&p, &plan);
 	CHECK_MOVES(&plan, 0, UP(3), 1, UP(4), 2, UP(5));
+	CHECK(!plan.budget_exhausted);
 	plan_destroy(&plan);
 	pool_destroy(&p);
 }

@@ -105,6 +105,15 @@ vm_random_file() {
 	head -c "$2" /dev/urandom >"$1"
 }
 
+# vm_fill_random DEV: DEV filled with fresh random data, also kept in
+# /tmp/data; sets size (DEV's bytes) and want (their sha256).
+vm_fill_random() {
+	size=$(blockdev --getsize64 "$1")
+	vm_random_file /tmp/data "$size"
+	dd if=/tmp/data of="$1" bs=1M oflag=direct status=none
+	want=$(vm_sha256 /tmp/data)
+}
+
 # assert_eq WHAT EXPECTED ACTUAL
 assert_eq() {
 	if [ "$2" != "$3" ]; then

@@ -104,25 +104,33 @@ static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, 
 	return 0;
 }
 
-static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigger,
-			    struct policy *pol, struct plan *plan, struct tiering_table *table,
-			    char *err, size_t err_len)
+/* The bytes one run may move (0: no limit): the schedule's, and auto's small runs. */
+static uint64_t tiering_run_budget(const struct tiering_pool *tp, enum tiering_trigger trigger)
 {
-	char path[PATH_MAX];
 	uint64_t max_bytes = tp->cfg.max_bytes;
-	int r;
 
-	/* An inactive pool tiers too: tierd copies its extents itself (docs/migration.md). */
-	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
-	if (r < 0)
-		return r;
 	if (trigger == TIERING_AUTO) {
 		uint64_t small = TIERING_AUTO_EXTENTS * pool_extent_size(tp->p);
 
 		if (!max_bytes || max_bytes > small)
 			max_bytes = small;
 	}
-	return tiering_make_plan(tp, pol, max_bytes, plan, table, err, err_len);
+	return max_bytes;
+}
+
+static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigger,
+			    struct policy *pol, struct plan *plan, struct tiering_table *table,
+			    char *err, size_t err_len)
+{
+	char path[PATH_MAX];
+	int r;
+
+	/* An inactive pool tiers too: tierd copies its extents itself (docs/migration.md). */
+	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
+	if (r < 0)
+		return r;
+	return tiering_make_plan(tp, pol, tiering_run_budget(tp, trigger), plan, table, err,
+				 err_len);
 }
 
 static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
@@ -240,6 +248,10 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 			     (long long)run->id, state_last_error(tp->ts->st));
 	tiering_run_summary(tp);
 	tp->running = 0;
+	/* An auto run that moved all its budget allowed may have left more: plan again now. */
+	if (tp->auto_full && result == TIERING_DONE)
+		tiering_plan_again_soon(tp);
+	tp->auto_full = false;
 	tp->notify = NULL;
 	tp->notify_ctx = NULL;
 	free(tp->moves);
@@ -328,6 +340,7 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 		plan_destroy(&plan);
 		return errbuf_fail(-EALREADY, err, err_len, "nothing to move");
 	}
+	tp->auto_full = trigger == TIERING_AUTO && plan.budget_exhausted;
 	run = &tp->run;
 	memset(run, 0, sizeof(*run));
 	snprintf(run->trigger, sizeof(run->trigger), "%s", tiering_trigger_name(trigger));
@@ -338,6 +351,7 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	run->planned_extents = plan.nr;
 	r = state_run_insert(ts->st, pool_state_id(p), run);
 	if (r < 0) {
+		tp->auto_full = false;
 		plan_destroy(&plan);
 		return errbuf_fail(r, err, err_len, "cannot record the run: %s",
 				   state_last_error(ts->st));

@@ -40,6 +40,10 @@ struct tiering_pool {
 	uint64_t started_ns; /* the run's start on the monotonic clock, for its rate */
 	struct job_move_req *moves;
 	size_t nr_moves;
+	/* The run is auto's and its budget cut its plan short: more waits. */
+	bool auto_full;
+	/* A full auto run ended: the next plan comes at once, not an interval on. */
+	bool auto_again;
 	/* The table's limit passed over this many extents in the run's plan. */
 	uint64_t table_passed_over;
 	struct tiering_table table;
@@ -67,6 +71,8 @@ int tiering_get_or_fail(struct tierings *ts, struct pool *p, struct tiering_pool
 			char *err, size_t err_len);
 void tiering_fill_schedule(const struct tiering_pool *tp, int64_t now,
 			   struct tiering_schedule_report *out);
+/* Under schedule auto: the next plan in a second (in the window), not an interval on. */
+void tiering_plan_again_soon(struct tiering_pool *tp);
 
 /* ---- policies.c ---- */
 

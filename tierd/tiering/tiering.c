@@ -58,6 +58,9 @@ static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 		tp->due = tp->armed_at;
 	else if (tp->due > t)
 		tp->due = 0; /* the clock went back before it: it comes again */
+	/* Firing now is the plan that was asked for again. */
+	if (tp->due)
+		tp->auto_again = false;
 	last = tp->due > tp->last_start ? tp->due : tp->last_start;
 	/*
 	 * An interval counts from the run about to start: from the due time it
@@ -66,6 +69,9 @@ static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 	if (tp->due && (tp->sched.kind == SCHEDULE_EVERY || tp->sched.kind == SCHEDULE_AUTO) &&
 	    last < t)
 		last = t;
+	/* No previous start to count from: the next second the window allows. */
+	if (tp->auto_again && tp->sched.kind == SCHEDULE_AUTO)
+		last = 0;
 	/* One second on, so a run that just started is not due again. */
 	if (schedule_next(&tp->sched, t + 1, last, &next) < 0) {
 		tp->armed_at = 0;
@@ -89,12 +95,22 @@ static int tiering_next_run(const struct tiering_pool *tp, int64_t now, int64_t 
 	return schedule_next(&tp->sched, now, tp->last_start, next);
 }
 
+void tiering_plan_again_soon(struct tiering_pool *tp)
+{
+	if (tp->sched.kind != SCHEDULE_AUTO || !ev_is_active(&tp->timer))
+		return;
+	tp->auto_again = true;
+	/* Has libev ask tiering_reschedule for the time again. */
+	ev_periodic_again(tp->ts->loop, &tp->timer);
+}
+
 static void tiering_apply_schedule(struct tiering_pool *tp)
 {
 	ev_periodic_stop(tp->ts->loop, &tp->timer);
 	ev_prepare_stop(tp->ts->loop, &tp->catch_up);
 	tp->armed_at = 0;
 	tp->due = 0;
+	tp->auto_again = false;
 	if (tp->sched.kind != SCHEDULE_MANUAL)
 		ev_periodic_start(tp->ts->loop, &tp->timer);
 }

@@ -18,10 +18,7 @@ M=$((1 << 20))
 tierd_start
 tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow
-size=$(blockdev --getsize64 $vol)
-vm_random_file /tmp/data "$size"
-dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+vm_fill_random $vol
 tierctl_ok extent move tank 8 4 --tier ssd
 # What survives without the SSD: all but extents 8-11.
 head -c $((8 * M)) /tmp/data >/tmp/kept

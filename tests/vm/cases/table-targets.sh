@@ -17,10 +17,7 @@ LIMIT=64
 tierd_start --table-targets $LIMIT
 tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow
-size=$(blockdev --getsize64 $vol)
-vm_random_file /tmp/data "$size"
-dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+vm_fill_random $vol
 
 kernel_targets() { dmsetup table tank | wc -l; }
 check_targets() {

@@ -214,6 +214,7 @@ wait_until 60 "the new hot extents on the SSD" new_hot_on_ssd
 echo "on the SSD $(($(date +%s) - t0)) s after schedule set auto"
 assert_eq "the run's trigger" auto "$("$TIERCTL" runs tank --json | jq -r '.runs[0].trigger')"
 tierctl_ok schedule set tank manual
+wait_until 60 "the auto run finished" idle
 check "after auto"
 tierd_stop TERM
 echo "tiering: ok"

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# auto-runs: under schedule auto a run moves at most 16 extents, and when
+# its plan wanted more the next run starts as soon as it ends, not at the
+# next half-minute plan: 40 extents made hot are on the SSD after three
+# runs back to back (16, 16, 8). Then auto plans on its own interval
+# again, and the data reads back as written.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+hdd=$(vm_loop_create 160M) ssd=$(vm_loop_create 96M)
+ssd_mm=$(majmin "$ssd")
+E=$((1 << 20))
+vol=/dev/mapper/tank
+tierd_start --sample-interval 1 --flush-interval 2
+tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
+tierctl_ok tier attach tank --ssd "$ssd" --no-grow
+vm_fill_random $vol
+
+# The devices of extents (one per line, in the order given) from the table.
+extent_devs() {
+	dmsetup table tank | awk -v e=$((E / 512)) -v list="$*" '
+		{ start[NR] = $1; len[NR] = $2; dev[NR] = $4; n = NR }
+		END {
+			split(list, les, " ")
+			for (i = 1; i in les; i++) {
+				s = les[i] * e
+				for (t = 1; t <= n; t++)
+					if (start[t] <= s && s < start[t] + len[t]) { print dev[t]; break }
+			}
+		}'
+}
+
+step "40 extents made hot, apart from each other"
+first=10 step_le=3 count=40
+hot=$(seq $first $step_le $((first + step_le * (count - 1))) | xargs)
+fio --name=hot --filename=$vol --direct=1 --rw=randread --bs=4k --size=$E \
+	--offset=$((first * E)) --offset_increment=$((step_le * E)) --numjobs=$count \
+	--number_ios=100 --randrepeat=0 --output=/dev/null || fail "fio"
+hot_known() {
+	[ "$("$TIERCTL" heat tank --top $count --json | jq -r '.heat.extents[].extent' | sort -n | xargs)" = "$hot" ]
+}
+wait_until 30 "the 40 on top of the heat" hot_known
+assert_eq "hot extents on the SSD before" 0 "$(extent_devs $hot | grep -c "^$ssd_mm\$")"
+
+step "schedule auto: runs back to back until the plan is done"
+tierctl_ok schedule set tank auto --io-awareness off
+all_on_ssd() { [ "$(extent_devs $hot | grep -c "^$ssd_mm\$")" = $count ]; }
+wait_until 60 "the 40 hot extents on the SSD" all_on_ssd
+wait_until 30 "the last run finished" \
+	eval '[ "$("$TIERCTL" schedule show tank --json | jq .schedule.running)" = false ]'
+runs=$("$TIERCTL" runs tank --limit 100 --json | jq -c '[.runs[] | select(.trigger == "auto")] | reverse')
+jq -c '.[] | {id, planned_extents, promoted_extents, started_at, ended_at, result}' <<<"$runs"
+assert_eq "auto runs" 3 "$(jq length <<<"$runs")"
+assert_eq "their moves" "16 16 8" "$(jq -r '[.[].promoted_extents] | map(tostring) | join(" ")' <<<"$runs")"
+for i in 1 2; do
+	gap=$(($(date -d "$(jq -r ".[$i].started_at" <<<"$runs")" +%s) -
+		$(date -d "$(jq -r ".[$((i - 1))].ended_at" <<<"$runs")" +%s)))
+	echo "run $((i + 1)) started $gap s after run $i ended"
+	[ "$gap" -le 5 ] || fail "run $((i + 1)) came $gap s after run $i, not at once"
+done
+
+step "then the half-minute plans again"
+next=$("$TIERCTL" schedule show tank --json | jq -r .schedule.next_run_at)
+last=$(jq -r '.[-1].started_at' <<<"$runs")
+wait_s=$(($(date -d "$next" +%s) - $(date -d "$last" +%s)))
+echo "next plan $wait_s s after the last run's start ($next)"
+[ "$wait_s" -ge 25 ] && [ "$wait_s" -le 35 ] || fail "next plan $wait_s s after the last run"
+tierctl_ok schedule set tank manual
+
+step "the data reads back"
+vm_drop_caches
+assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+tierd_stop TERM
+echo "auto-runs: ok"
