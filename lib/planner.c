@@ -333,6 +333,15 @@ static void planner_emit(struct planner_run *run, uint32_t le, uint8_t to)
 	}
 }
 
+/* Emit a move of le unless it could take the table past its limit: then it is passed over. */
+static void planner_emit_fitting(struct planner_run *run, uint32_t le, uint8_t to)
+{
+	if (planner_table_take(run, le, PLANNER_NO_LE))
+		planner_emit(run, le, to);
+	else
+		run->plan->table_skipped++;
+}
+
 /* Long enough in place to move again (min_residency); an extent never moved always is. */
 static bool planner_settled(const struct planner_run *run, const struct planner_extent *e)
 {
@@ -381,10 +390,7 @@ static void planner_pins_to_hdd(struct planner_run *run, const uint32_t *pins, s
 		if (run->hdd_free) {
 			if (!planner_budget(run, 1))
 				return;
-			if (planner_table_take(run, pins[*next], PLANNER_NO_LE))
-				planner_emit(run, pins[*next], PLANNER_HDD);
-			else
-				run->plan->table_skipped++;
+			planner_emit_fitting(run, pins[*next], PLANNER_HDD);
 			continue;
 		}
 		if (run->policy->promote == POLICY_PROMOTE_NONE || planner_heap_empty(room) ||
@@ -403,17 +409,11 @@ static void planner_pins_to_hdd(struct planner_run *run, const uint32_t *pins, s
 static void planner_pins_to_ssd(struct planner_run *run, struct planner_heap *pins,
 				struct planner_heap *victims)
 {
-	uint32_t le;
-
 	while (!planner_heap_empty(pins)) {
 		if (run->ssd_free) {
 			if (!planner_budget(run, 1))
 				return;
-			le = planner_heap_pop(pins);
-			if (planner_table_take(run, le, PLANNER_NO_LE))
-				planner_emit(run, le, PLANNER_SSD);
-			else
-				run->plan->table_skipped++;
+			planner_emit_fitting(run, planner_heap_pop(pins), PLANNER_SSD);
 			continue;
 		}
 		/* A pin beats heat and residency: any unpinned extent makes room. */
@@ -438,10 +438,7 @@ static void planner_restore_headroom(struct planner_run *run, struct planner_hea
 	while (run->ssd_free < headroom && run->hdd_free &&
 	       planner_next_victim(run, victims, &le) && planner_budget(run, 1)) {
 		planner_heap_pop(victims);
-		if (planner_table_take(run, le, PLANNER_NO_LE))
-			planner_emit(run, le, PLANNER_HDD);
-		else
-			run->plan->table_skipped++;
+		planner_emit_fitting(run, le, PLANNER_HDD);
 	}
 }
 
@@ -452,10 +449,7 @@ static void planner_demote_all(struct planner_run *run, struct planner_heap *vic
 
 	while (run->hdd_free && planner_next_victim(run, victims, &le) && planner_budget(run, 1)) {
 		planner_heap_pop(victims);
-		if (planner_table_take(run, le, PLANNER_NO_LE))
-			planner_emit(run, le, PLANNER_HDD);
-		else
-			run->plan->table_skipped++;
+		planner_emit_fitting(run, le, PLANNER_HDD);
 	}
 }
 
@@ -467,16 +461,9 @@ static void planner_demote_all(struct planner_run *run, struct planner_heap *vic
 static void planner_fill(struct planner_run *run, struct planner_heap *candidates,
 			 uint64_t headroom)
 {
-	uint32_t le;
-
 	while (run->ssd_free > headroom && !planner_heap_empty(candidates) &&
-	       planner_budget(run, 1)) {
-		le = planner_heap_pop(candidates);
-		if (planner_table_take(run, le, PLANNER_NO_LE))
-			planner_emit(run, le, PLANNER_SSD);
-		else
-			run->plan->table_skipped++;
-	}
+	       planner_budget(run, 1))
+		planner_emit_fitting(run, planner_heap_pop(candidates), PLANNER_SSD);
 }
 
 /*
