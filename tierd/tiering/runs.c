@@ -248,7 +248,7 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 			     (long long)run->id, state_last_error(tp->ts->st));
 	tiering_run_summary(tp);
 	tp->running = 0;
-	/* An auto run that moved all its budget allowed may have left more: plan again now. */
+	/* An auto run whose budget cut its plan short left moves: plan again now. */
 	if (tp->auto_full && result == TIERING_DONE)
 		tiering_plan_again_soon(tp);
 	tp->auto_full = false;
@@ -333,9 +333,9 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	r = tiering_plan_now(tp, trigger, &pol, &plan, &table, err, err_len);
 	if (r < 0)
 		return r;
-	/* An auto pass that finds nothing to do is not worth a row. */
 	tp->table_passed_over = plan.table_skipped;
 	tp->table = table;
+	/* An auto pass that finds nothing to do is not worth a row. */
 	if (plan.nr == 0 && trigger == TIERING_AUTO) {
 		plan_destroy(&plan);
 		return errbuf_fail(-EALREADY, err, err_len, "nothing to move");
