@@ -135,18 +135,98 @@ static int dmtable_add_still(struct dmtable *t, const struct extmap *m,
 	return 0;
 }
 
-int dmtable_build(struct dmtable *out, const struct extmap *m,
-		  const struct dmtable_dev *devs, uint64_t extent_sectors)
+/* len sectors of the volume from start, on dev from offset, or an error target where dev is missing. */
+static int dmtable_add_range(struct dmtable *t, const struct dmtable_dev *dev, uint64_t start,
+			     uint64_t len, uint64_t offset)
+{
+	struct dmtable_target tg = { .start = start, .len = len };
+
+	if (dev->missing) {
+		tg.error = true;
+	} else {
+		tg.major = dev->major;
+		tg.minor = dev->minor;
+		tg.offset = offset;
+	}
+	return dmtable_push_merged(t, &tg);
+}
+
+/* A split extent: its home between the pieces out, each piece out from its slot. */
+static int dmtable_add_split(struct dmtable *t, const struct extmap *m,
+			     const struct piecemap *pm, const struct dmtable_dev *devs,
+			     uint64_t extent_sectors, uint32_t le)
+{
+	uint64_t ps = extent_sectors / pm->pieces_per_extent;
+	uint64_t start = le * extent_sectors, home;
+	struct extmap_loc loc = extmap_get(m, le);
+	uint32_t first, nr = piecemap_extent(pm, le, &first), next = 0;
+	int ret;
+
+	if (loc.dev == EXTMAP_NO_DEV)
+		return -EINVAL;
+	ret = dmtable_locate(m, devs, extent_sectors, loc.dev, loc.pe, &home);
+	for (uint32_t i = first; i < first + nr && !ret; i++) {
+		const struct piecemap_piece *p = &pm->pieces[i];
+		const struct piecemap_container *c = &pm->containers[p->container];
+		uint64_t slots;
+
+		if (p->idx > next)
+			ret = dmtable_add_range(t, &devs[loc.dev], start + next * ps,
+						(p->idx - next) * ps, home + next * ps);
+		if (!ret)
+			ret = dmtable_locate(m, devs, extent_sectors, c->dev, c->pe, &slots);
+		if (!ret)
+			ret = dmtable_add_range(t, &devs[c->dev], start + p->idx * ps, ps,
+						slots + p->slot * ps);
+		next = p->idx + 1u;
+	}
+	if (!ret && next < pm->pieces_per_extent)
+		ret = dmtable_add_range(t, &devs[loc.dev], start + next * ps,
+					(pm->pieces_per_extent - next) * ps, home + next * ps);
+	return ret;
+}
+
+/* dmtable_add_still(), but a split extent of pm (may be NULL) by its pieces. */
+static int dmtable_add_still_split(struct dmtable *t, const struct extmap *m,
+				   const struct piecemap *pm, const struct dmtable_dev *devs,
+				   uint64_t extent_sectors, uint32_t le, uint32_t end)
+{
+	while (le < end) {
+		uint32_t split = pm ? piecemap_next_split(pm, le) : UINT32_MAX;
+		uint32_t stop = split < end ? split : end;
+		int ret = dmtable_add_still(t, m, devs, extent_sectors, le, stop);
+
+		if (!ret && stop < end)
+			ret = dmtable_add_split(t, m, pm, devs, extent_sectors, stop);
+		if (ret)
+			return ret;
+		le = stop + 1;
+	}
+	return 0;
+}
+
+int dmtable_build_split(struct dmtable *out, const struct extmap *m, const struct piecemap *pm,
+			const struct dmtable_dev *devs, uint64_t extent_sectors)
 {
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	if (!m || (m->nr_devs && !devs) || !extent_sectors)
 		return -EINVAL;
+	if (pm && (!pm->pieces_per_extent || extent_sectors % pm->pieces_per_extent))
+		return -EINVAL;
 	if (m->nr_logical > UINT64_MAX / extent_sectors)
 		return -ERANGE;
-	return dmtable_settle(out, dmtable_add_still(out, m, devs, extent_sectors, 0,
-						     m->nr_logical));
+	if (pm && pm->nr_pieces && pm->pieces[pm->nr_pieces - 1].le >= m->nr_logical)
+		return -EINVAL;
+	return dmtable_settle(out, dmtable_add_still_split(out, m, pm, devs, extent_sectors, 0,
+							   m->nr_logical));
+}
+
+int dmtable_build(struct dmtable *out, const struct extmap *m,
+		  const struct dmtable_dev *devs, uint64_t extent_sectors)
+{
+	return dmtable_build_split(out, m, NULL, devs, extent_sectors);
 }
 
 int dmtable_build_moving(struct dmtable *out, const struct extmap *m,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "extmap.h"
+#include "piecemap.h"
 
 /*
  * The device-mapper table of a volume: a run of `linear` targets covering
@@ -64,6 +65,17 @@ struct dmtable {
  */
 int dmtable_build(struct dmtable *out, const struct extmap *m,
 		  const struct dmtable_dev *devs, uint64_t extent_sectors);
+
+/*
+ * dmtable_build() of a volume with split extents: each piece out in pm
+ * (extent_sectors / pm->pieces_per_extent sectors) maps to its slot, the
+ * rest of a split extent to its home; pieces next to each other in the
+ * volume and in a container make one target.  pm NULL: dmtable_build().
+ * -EINVAL also for pieces_per_extent not dividing extent_sectors, a piece
+ * of an le out of the map or unmapped, or a container out of its device.
+ */
+int dmtable_build_split(struct dmtable *out, const struct extmap *m, const struct piecemap *pm,
+			const struct dmtable_dev *devs, uint64_t extent_sectors);
 
 /*
  * The same table with each extent of moves[] (sorted by le, each le once)

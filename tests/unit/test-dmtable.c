@@ -7,6 +7,7 @@
 #include "check.h"
 #include "dmtable.h"
 #include "extmap.h"
+#include "piecemap.h"
 
 /* 4 MiB extents, as a pool would typically use. */
 #define EXT 8192u
@@ -421,6 +422,30 @@ static const struct dmtable_target *target_of(const struct dmtable *t, uint64_t 
 }
 
 /*
+ * Three devices of nr_pe[] extents, every le mapped in order to device 0
+ * then 1 (which hold them all), then up to moves random le to the lowest
+ * free pe of a random device: a map of runs and pages.
+ */
+static void random_map(struct extmap *m, uint32_t nr_logical, const uint32_t nr_pe[3],
+		       unsigned moves)
+{
+	CHECK_OK(extmap_init(m, nr_logical));
+	for (unsigned d = 0; d < 3; d++)
+		CHECK_OK(extmap_add_dev(m, nr_pe[d], NULL));
+	CHECK_INT(extmap_fill_linear(m, 0), nr_pe[0]);
+	CHECK_INT(extmap_fill_linear(m, 1), nr_logical - nr_pe[0]);
+	for (unsigned i = 0; i < moves; i++) {
+		uint32_t le = (uint32_t)rand() % nr_logical, pe;
+		unsigned dev = (unsigned)rand() % 3;
+
+		if (extmap_alloc(m, dev, &pe) == 0) {
+			CHECK_OK(extmap_release(m, dev, pe));
+			CHECK_OK(extmap_remap(m, le, dev, pe));
+		}
+	}
+}
+
+/*
  * A table built from a map that moves made into runs and pages, with one
  * device missing and some extents mirroring: every extent where the map
  * says, the targets tiling the volume in order, and no two neighbours the
@@ -436,20 +461,7 @@ static void check_random_table(unsigned seed)
 	struct dmtable t;
 
 	srand(seed);
-	CHECK_OK(extmap_init(&m, nr_logical));
-	for (unsigned d = 0; d < 3; d++)
-		CHECK_OK(extmap_add_dev(&m, nr_pe[d], NULL));
-	CHECK_INT(extmap_fill_linear(&m, 0), 1500);
-	CHECK_INT(extmap_fill_linear(&m, 1), 500);
-	for (unsigned i = 0, n = (unsigned)rand() % 300; i < n; i++) {
-		uint32_t le = (uint32_t)rand() % nr_logical, pe;
-		unsigned dev = (unsigned)rand() % 3;
-
-		if (extmap_alloc(&m, dev, &pe) == 0) {
-			CHECK_OK(extmap_release(&m, dev, pe));
-			CHECK_OK(extmap_remap(&m, le, dev, pe));
-		}
-	}
+	random_map(&m, nr_logical, nr_pe, (unsigned)rand() % 300);
 	dv[2].missing = seed % 3 == 0;
 	/* With every device present, the map's runs are the table's targets. */
 	if (!dv[2].missing) {
@@ -513,8 +525,165 @@ static void test_random_tables(void)
 		check_random_table(seed);
 }
 
+/*
+ * Split extents: a piece out is a target from its slot, pieces in a row in
+ * the volume and in their container one target, and the home around them
+ * continues the extents beside it.
+ */
+static void test_split(void)
+{
+	const uint64_t ps = EXT / 4;
+	const uint64_t slots = devs[1].data_start + 5 * (uint64_t)EXT;
+	struct piecemap pm;
+	struct extmap m;
+	struct dmtable t;
+	uint32_t c;
+	uint16_t s;
+
+	CHECK_OK(extmap_init(&m, 4));
+	CHECK_OK(extmap_add_dev(&m, 8, NULL));
+	CHECK_OK(extmap_add_dev(&m, 8, NULL));
+	CHECK_INT(extmap_fill_linear(&m, 0), 4);
+	CHECK_OK(piecemap_init(&pm, 4));
+	CHECK_OK(piecemap_add_container(&pm, 1, 5, NULL));
+	/* le 1's pieces 1 and 2 in slots 0 and 1; le 2's last and le 3's first in slots 2 and 3. */
+	const uint32_t where[][2] = { { 1, 1 }, { 1, 2 }, { 2, 3 }, { 3, 0 } };
+	for (unsigned i = 0; i < 4; i++) {
+		CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s));
+		CHECK_UINT(s, i);
+		CHECK_OK(piecemap_place(&pm, where[i][0], where[i][1], c, s));
+	}
+	CHECK_OK(dmtable_build_split(&t, &m, &pm, devs, EXT));
+	CHECK_UINT(t.nr, 5);
+	check_target(&t, 0, 0, EXT + ps, 253, 4, 2048);
+	check_target(&t, 1, EXT + ps, 2 * ps, 8, 16, slots);
+	check_target(&t, 2, EXT + 3 * ps, 4 * ps, 253, 4, 2048 + EXT + 3 * ps);
+	check_target(&t, 3, 2 * EXT + 3 * ps, 2 * ps, 8, 16, slots + 2 * ps);
+	check_target(&t, 4, 3 * EXT + ps, 3 * ps, 253, 4, 2048 + 3 * EXT + ps);
+	check_round_trip(&t);
+	dmtable_destroy(&t);
+
+	/* Without pieces, or with none out, the plain table. */
+	CHECK_OK(dmtable_build_split(&t, &m, NULL, devs, EXT));
+	CHECK_UINT(t.nr, 1);
+	dmtable_destroy(&t);
+
+	/* A missing container device: its pieces fail rather than read other data. */
+	{
+		struct dmtable_dev dv[2] = { devs[0], devs[1] };
+
+		dv[1].missing = true;
+		CHECK_OK(dmtable_build_split(&t, &m, &pm, dv, EXT));
+		CHECK_UINT(t.nr, 5);
+		CHECK(t.t[1].error && t.t[3].error && !t.t[2].error);
+		dmtable_destroy(&t);
+	}
+
+	/* What cannot be a table. */
+	CHECK_INT(dmtable_build_split(&t, &m, &pm, devs, 6), -EINVAL);
+	pm.containers[0].pe = 8;
+	CHECK_INT(dmtable_build_split(&t, &m, &pm, devs, EXT), -EINVAL);
+	pm.containers[0].pe = 5;
+	CHECK_OK(extmap_unmap(&m, 3));
+	CHECK_INT(dmtable_build_split(&t, &m, &pm, devs, EXT), -EINVAL);
+	CHECK_OK(extmap_resize_logical(&m, 3));
+	CHECK_INT(dmtable_build_split(&t, &m, &pm, devs, EXT), -EINVAL);
+	CHECK_UINT(t.nr, 0);
+	piecemap_destroy(&pm);
+	extmap_destroy(&m);
+}
+
+/*
+ * A map made of runs and pages by random moves, containers reserved in it
+ * on two devices (one sometimes missing) and random pieces out: every
+ * piece of every extent reads from where the two maps say, the targets
+ * tile the volume, and no two neighbours could be one.
+ */
+static void check_random_split(unsigned seed)
+{
+	struct dmtable_dev dv[3] = { devs[0], devs[1], devs[2] };
+	const uint32_t nr_logical = 600, ppe = 16, nr_pe[3] = { 500, 200, 60 };
+	const uint64_t ps = EXT / ppe;
+	struct piecemap pm;
+	struct extmap m;
+	struct dmtable t;
+
+	srand(seed);
+	random_map(&m, nr_logical, nr_pe, (unsigned)rand() % 100);
+	CHECK_OK(piecemap_init(&pm, ppe));
+	for (unsigned i = 0; i < 6; i++) {
+		unsigned dev = 1 + i % 2;
+		uint32_t pe;
+
+		CHECK_OK(extmap_alloc(&m, dev, &pe));
+		CHECK_OK(piecemap_add_container(&pm, (uint16_t)dev, pe, NULL));
+	}
+	for (unsigned i = 0, n = (unsigned)rand() % 90; i < n; i++) {
+		/* Clustered, so that neighbours in the volume and in a container occur. */
+		uint32_t le = (uint32_t)rand() % 40 * 15, idx = (uint32_t)rand() % ppe, c;
+		uint16_t s;
+
+		if (piecemap_alloc_slot(&pm, (uint16_t)(1 + rand() % 2), &c, &s) == 0)
+			CHECK_OK(piecemap_place(&pm, le, idx, c, s));
+	}
+	CHECK_OK(piecemap_check(&pm, NULL));
+	dv[2].missing = seed % 3 == 0;
+	CHECK_OK(dmtable_build_split(&t, &m, &pm, dv, EXT));
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct dmtable_target *a = &t.t[i];
+
+		CHECK_UINT(a->start, i ? t.t[i - 1].start + t.t[i - 1].len : 0);
+		if (i) {
+			const struct dmtable_target *b = &t.t[i - 1];
+
+			CHECK(!(a->error && b->error));
+			CHECK(a->error || b->error || a->major != b->major || a->minor != b->minor ||
+			      b->offset + b->len != a->offset);
+		}
+	}
+	CHECK_UINT(dmtable_size(&t), (uint64_t)nr_logical * EXT);
+	for (uint32_t le = 0; le < nr_logical; le++) {
+		struct extmap_loc loc = extmap_get(&m, le);
+
+		for (uint32_t idx = 0; idx < ppe; idx++) {
+			uint64_t sector = (uint64_t)le * EXT + idx * ps, want;
+			const struct dmtable_target *tg = target_of(&t, sector);
+			unsigned dev = loc.dev;
+			uint32_t c;
+			uint16_t s;
+
+			want = dv[loc.dev].data_start + (uint64_t)loc.pe * EXT + idx * ps;
+			if (piecemap_find(&pm, le, idx, &c, &s) == 0) {
+				dev = pm.containers[c].dev;
+				want = dv[dev].data_start + (uint64_t)pm.containers[c].pe * EXT + s * ps;
+			}
+			CHECK(tg != NULL);
+			if (dv[dev].missing) {
+				CHECK(tg->error);
+				continue;
+			}
+			CHECK(!tg->error);
+			CHECK_UINT(tg->major, dv[dev].major);
+			CHECK_UINT(tg->minor, dv[dev].minor);
+			CHECK_UINT(tg->offset + (sector - tg->start), want);
+		}
+	}
+	check_round_trip(&t);
+	dmtable_destroy(&t);
+	piecemap_destroy(&pm);
+	extmap_destroy(&m);
+}
+
+static void test_random_splits(void)
+{
+	for (unsigned seed = 1; seed <= 100; seed++)
+		check_random_split(seed);
+}
+
 int main(void)
 {
+	test_split();
+	test_random_splits();
 	test_random_tables();
 	test_moving();
 	test_single_run();
