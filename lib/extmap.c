@@ -570,6 +570,18 @@ int extmap_alloc(struct extmap *m, unsigned dev, uint32_t *pe)
 	return 0;
 }
 
+int extmap_claim(struct extmap *m, unsigned dev, uint32_t pe)
+{
+	if (!m || !extmap_pe_valid(m, dev, pe))
+		return -EINVAL;
+	if (bitset_test(&m->used[dev], pe))
+		return -EBUSY;
+	if (extmap_hold_pe(m, dev, pe) < 0)
+		return -ENOMEM;
+	extmap_set_used(m, dev, pe);
+	return 0;
+}
+
 int extmap_release(struct extmap *m, unsigned dev, uint32_t pe)
 {
 	if (!m || !extmap_pe_valid(m, dev, pe))

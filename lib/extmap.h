@@ -139,6 +139,13 @@ int extmap_remap(struct extmap *m, uint32_t le, unsigned dev, uint32_t pe);
  */
 int extmap_alloc(struct extmap *m, unsigned dev, uint32_t *pe);
 /*
+ * Reserve pe of dev, which must be free (-EBUSY otherwise), as
+ * extmap_alloc() would have: a decoder restoring what was reserved for
+ * good, such as a piece container (piecemap.h).  -EINVAL out of range,
+ * -ENOMEM when its leaf of the bitmap cannot be made.
+ */
+int extmap_claim(struct extmap *m, unsigned dev, uint32_t pe);
+/*
  * Undo extmap_alloc(); -ENOENT if pe is free.  Releasing a mapped pe
  * corrupts the map (checking would cost a scan of every le); extmap_check()
  * reports it.

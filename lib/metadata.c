@@ -24,6 +24,12 @@
 /* Slot bytes besides the device records and map entries (see metadata.h). */
 #define METADATA_POOL_FIXED 160
 #define METADATA_UUID_TEXT 36
+/* The pieces section of a version 2 slot (metadata.h). */
+#define METADATA_PIECES_HEADER 16
+#define METADATA_CONTAINER_BYTES 8
+#define METADATA_PIECE_BYTES 12
+/* The smallest piece: a page, so a whole number of any device's logical blocks. */
+#define METADATA_PIECE_MIN 4096
 
 #define METADATA_EXTENT_MIN (UINT64_C(1) << 20)
 #define METADATA_EXTENT_MAX (UINT64_C(1) << 30)
@@ -260,10 +266,10 @@ static void metadata_sb_fields(struct metadata_codec *c, struct metadata_sb *sb)
  * Finish a record whose fields are written and whose crc field is still
  * zero (the buffer was cleared), so the sum over it is the stored crc.
  */
-static void metadata_seal(unsigned char *buf, size_t len, const char *magic)
+static void metadata_seal(unsigned char *buf, size_t len, const char *magic, uint32_t version)
 {
 	memcpy(buf, magic, METADATA_MAGIC_BYTES);
-	metadata_put_le(buf + METADATA_MAGIC_BYTES, METADATA_VERSION, 4);
+	metadata_put_le(buf + METADATA_MAGIC_BYTES, version, 4);
 	metadata_put_le(buf + METADATA_CRC_OFFSET, crc32c(0, buf, len), 4);
 }
 
@@ -276,16 +282,17 @@ static bool metadata_has_magic(const unsigned char *buf, size_t len, const char 
  * The crc before the version: a damaged version field is damage, and only
  * an intact record can tell us it is from a newer tierd.
  */
-static int metadata_unseal(const unsigned char *buf, size_t len)
+static int metadata_unseal(const unsigned char *buf, size_t len, uint32_t max_version)
 {
 	static const unsigned char zero[4];
-	uint32_t crc = crc32c(0, buf, METADATA_CRC_OFFSET);
+	uint32_t crc = crc32c(0, buf, METADATA_CRC_OFFSET), version;
 
 	crc = crc32c(crc, zero, sizeof(zero));
 	crc = crc32c(crc, buf + METADATA_SEAL_BYTES, len - METADATA_SEAL_BYTES);
 	if (crc != metadata_get_le(buf + METADATA_CRC_OFFSET, 4))
 		return -EBADMSG;
-	if (metadata_get_le(buf + METADATA_MAGIC_BYTES, 4) != METADATA_VERSION)
+	version = (uint32_t)metadata_get_le(buf + METADATA_MAGIC_BYTES, 4);
+	if (version < METADATA_VERSION || version > max_version)
 		return -EPROTONOSUPPORT;
 	return 0;
 }
@@ -301,7 +308,7 @@ int metadata_sb_encode(const struct metadata_sb *sb, void *block)
 	copy = *sb;
 	memset(block, 0, METADATA_BLOCK);
 	metadata_sb_fields(&c, &copy);
-	metadata_seal(block, METADATA_BLOCK, METADATA_SB_MAGIC);
+	metadata_seal(block, METADATA_BLOCK, METADATA_SB_MAGIC, METADATA_VERSION);
 	return 0;
 }
 
@@ -320,7 +327,7 @@ int metadata_sb_decode(struct metadata_sb *sb, const void *block)
 		return -EINVAL;
 	if (!metadata_has_magic(block, METADATA_BLOCK, METADATA_SB_MAGIC))
 		return -ENOENT;
-	r = metadata_unseal(block, METADATA_BLOCK);
+	r = metadata_unseal(block, METADATA_BLOCK, METADATA_VERSION);
 	if (r)
 		return r;
 	metadata_sb_fields(&c, &got);
@@ -444,17 +451,146 @@ static bool metadata_map_matches(const struct metadata_pool *p, const struct ext
 	return true;
 }
 
-int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, void *buf,
-			 size_t cap)
+static bool metadata_has_pieces(const struct piecemap *pm)
+{
+	return pm && pm->nr_containers;
+}
+
+size_t metadata_pieces_bytes(const struct piecemap *pm)
+{
+	if (!metadata_has_pieces(pm))
+		return 0;
+	return METADATA_PIECES_HEADER + (size_t)pm->nr_containers * METADATA_CONTAINER_BYTES +
+	       (size_t)pm->nr_pieces * METADATA_PIECE_BYTES;
+}
+
+static bool metadata_piece_size_valid(uint64_t extent_size, uint32_t pieces_per_extent)
+{
+	return metadata_pow2_between(pieces_per_extent, 2, PIECEMAP_MAX_PIECES_PER_EXTENT) &&
+	       extent_size / pieces_per_extent >= METADATA_PIECE_MIN;
+}
+
+static void metadata_pieces_header_fields(struct metadata_codec *c, uint32_t *pieces_per_extent,
+					  uint32_t *nr_containers, uint32_t *nr_pieces)
+{
+	metadata_codec_u32(c, pieces_per_extent);
+	metadata_codec_u32(c, nr_containers);
+	metadata_codec_u32(c, nr_pieces);
+	metadata_codec_skip(c, 4);
+}
+
+static void metadata_container_fields(struct metadata_codec *c, uint16_t *dev, uint32_t *pe)
+{
+	metadata_codec_u16(c, dev);
+	metadata_codec_skip(c, 2);
+	metadata_codec_u32(c, pe);
+}
+
+static void metadata_piece_fields(struct metadata_codec *c, struct piecemap_piece *p)
+{
+	metadata_codec_u32(c, &p->le);
+	metadata_codec_u16(c, &p->idx);
+	metadata_codec_u16(c, &p->slot);
+	metadata_codec_u32(c, &p->container);
+}
+
+/*
+ * Record r of the pieces section (0 the header, then the containers, then
+ * the pieces) into rec; its offset from the section's start in *off and
+ * its size returned.  -EINVAL (as a size of 0) for a container or piece
+ * that points out of the map.
+ */
+static size_t metadata_pieces_record(const struct piecemap *pm, const struct extmap *m,
+				     uint64_t r, unsigned char rec[METADATA_PIECES_HEADER],
+				     size_t *off)
+{
+	struct metadata_codec c = { .out = rec, .len = METADATA_PIECES_HEADER };
+	uint32_t ppe = pm->pieces_per_extent, nr_c = pm->nr_containers, nr_p = pm->nr_pieces;
+
+	memset(rec, 0, METADATA_PIECES_HEADER);
+	if (r == 0) {
+		*off = 0;
+		metadata_pieces_header_fields(&c, &ppe, &nr_c, &nr_p);
+	} else if (r <= nr_c) {
+		struct piecemap_container pc = pm->containers[r - 1];
+
+		if (pc.dev >= m->nr_devs || pc.pe >= m->nr_pe[pc.dev])
+			return 0;
+		*off = METADATA_PIECES_HEADER + (size_t)(r - 1) * METADATA_CONTAINER_BYTES;
+		metadata_container_fields(&c, &pc.dev, &pc.pe);
+	} else {
+		struct piecemap_piece p = pm->pieces[r - 1 - nr_c];
+
+		if (p.le >= m->nr_logical || p.container >= nr_c)
+			return 0;
+		*off = METADATA_PIECES_HEADER + (size_t)nr_c * METADATA_CONTAINER_BYTES +
+		       (size_t)(r - 1 - nr_c) * METADATA_PIECE_BYTES;
+		metadata_piece_fields(&c, &p);
+	}
+	return c.pos;
+}
+
+/*
+ * The pieces section, which starts at byte at of the record, as far as it
+ * falls in the record's bytes [start, start + len), which out holds: a
+ * block of the record or all of it.  -EINVAL as metadata_pieces_record().
+ */
+static int metadata_encode_pieces(const struct piecemap *pm, const struct extmap *m, size_t at,
+				  unsigned char *out, size_t start, size_t len)
+{
+	uint64_t nr_records, r = 0;
+	size_t pieces_at;
+
+	if (!metadata_has_pieces(pm) || start + len <= at)
+		return 0;
+	nr_records = 1 + (uint64_t)pm->nr_containers + pm->nr_pieces;
+	pieces_at = at + METADATA_PIECES_HEADER + (size_t)pm->nr_containers * METADATA_CONTAINER_BYTES;
+	/* The first record that reaches into the window. */
+	if (start >= pieces_at)
+		r = 1 + pm->nr_containers + (start - pieces_at) / METADATA_PIECE_BYTES;
+	else if (start >= at + METADATA_PIECES_HEADER)
+		r = 1 + (start - at - METADATA_PIECES_HEADER) / METADATA_CONTAINER_BYTES;
+	for (; r < nr_records; r++) {
+		unsigned char rec[METADATA_PIECES_HEADER];
+		size_t off, size = metadata_pieces_record(pm, m, r, rec, &off), from, to;
+
+		if (!size)
+			return -EINVAL;
+		off += at;
+		if (off >= start + len)
+			break;
+		from = off > start ? off : start;
+		to = off + size < start + len ? off + size : start + len;
+		memcpy(out + (from - start), rec + (from - off), to - from);
+	}
+	return 0;
+}
+
+static uint32_t metadata_record_version(const struct piecemap *pm)
+{
+	return metadata_has_pieces(pm) ? METADATA_VERSION_PIECES : METADATA_VERSION;
+}
+
+static bool metadata_pieces_match(const struct metadata_pool *p, const struct piecemap *pm)
+{
+	return !metadata_has_pieces(pm) ||
+	       metadata_piece_size_valid(p->extent_size, pm->pieces_per_extent);
+}
+
+int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m,
+			 const struct piecemap *pm, void *buf, size_t cap)
 {
 	struct metadata_codec c = { .out = buf, .pos = METADATA_SEAL_BYTES };
 	struct metadata_pool copy;
 	uint32_t nr_logical;
 	uint64_t payload_len;
+	size_t map_bytes;
 
-	if (!p || !m || !buf || !metadata_pool_valid(p) || !metadata_map_matches(p, m))
+	if (!p || !m || !buf || !metadata_pool_valid(p) || !metadata_map_matches(p, m) ||
+	    !metadata_pieces_match(p, pm))
 		return -EINVAL;
-	c.len = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	map_bytes = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	c.len = map_bytes + metadata_pieces_bytes(pm);
 	if (cap < c.len)
 		return -ENOSPC;
 	copy = *p;
@@ -462,9 +598,10 @@ int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, 
 	payload_len = c.len - METADATA_SLOT_HEADER;
 	memset(buf, 0, c.len);
 	metadata_pool_fields(&c, &copy, &payload_len, &nr_logical);
-	if (metadata_encode_entries(&c, m, 0) < 0)
+	if (metadata_encode_entries(&c, m, 0) < 0 ||
+	    metadata_encode_pieces(pm, m, map_bytes, buf, 0, c.len) < 0)
 		return -EINVAL;
-	metadata_seal(buf, c.len, METADATA_POOL_MAGIC);
+	metadata_seal(buf, c.len, METADATA_POOL_MAGIC, metadata_record_version(pm));
 	return 0;
 }
 
@@ -473,16 +610,18 @@ size_t metadata_pool_entry_offset(unsigned nr_devs, uint32_t le)
 	return metadata_pool_bytes(nr_devs, 0) + (size_t)le * METADATA_ENTRY_BYTES;
 }
 
-int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m, size_t blk,
-			       void *block, size_t *len)
+int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m,
+			       const struct piecemap *pm, size_t blk, void *block, size_t *len)
 {
 	struct metadata_codec c = { .out = block };
-	size_t total, start, entries;
+	size_t total, start, entries, map_bytes;
 	uint32_t le;
 
-	if (!p || !m || !block || !len || !metadata_pool_valid(p) || !metadata_map_matches(p, m))
+	if (!p || !m || !block || !len || !metadata_pool_valid(p) || !metadata_map_matches(p, m) ||
+	    !metadata_pieces_match(p, pm))
 		return -EINVAL;
-	total = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	map_bytes = metadata_pool_bytes(p->nr_devs, m->nr_logical);
+	total = map_bytes + metadata_pieces_bytes(pm);
 	entries = metadata_pool_entry_offset(p->nr_devs, 0);
 	if (blk >= (total + METADATA_BLOCK - 1) / METADATA_BLOCK)
 		return -EINVAL;
@@ -498,12 +637,15 @@ int metadata_pool_encode_block(const struct metadata_pool *p, const struct extma
 		c.pos = METADATA_SEAL_BYTES;
 		metadata_pool_fields(&c, &copy, &payload_len, &nr_logical);
 		memcpy(block, METADATA_POOL_MAGIC, METADATA_MAGIC_BYTES);
-		metadata_put_le((unsigned char *)block + METADATA_MAGIC_BYTES, METADATA_VERSION, 4);
+		metadata_put_le((unsigned char *)block + METADATA_MAGIC_BYTES,
+				metadata_record_version(pm), 4);
 	}
 	/* Entries are 8 bytes from an 8-aligned start: none straddles a block. */
 	le = start > entries ? (uint32_t)((start - entries) / METADATA_ENTRY_BYTES) : 0;
 	c.pos = entries + (size_t)le * METADATA_ENTRY_BYTES - start;
-	if (metadata_encode_entries(&c, m, le) < 0 || c.overrun)
+	if (start < map_bytes && (metadata_encode_entries(&c, m, le) < 0 || c.overrun))
+		return -EINVAL;
+	if (metadata_encode_pieces(pm, m, map_bytes, block, start, c.len) < 0)
 		return -EINVAL;
 	*len = c.len;
 	return 0;
@@ -569,6 +711,56 @@ static int metadata_map_decode(struct metadata_codec *c, const struct metadata_p
 	return r ? r : extmap_check(m, NULL);
 }
 
+/*
+ * The pieces section after the map: containers claimed in m (a pe that is
+ * mapped or out of range, or a container twice, is -EUCLEAN), pieces in
+ * order of (le, piece), each of a mapped le, in a slot of its own.
+ */
+static int metadata_pieces_decode(struct metadata_codec *c, const struct metadata_pool *p,
+				  struct extmap *m, struct piecemap *pm)
+{
+	uint32_t ppe = 0, nr_c = 0, nr_p = 0;
+	int r;
+
+	metadata_pieces_header_fields(c, &ppe, &nr_c, &nr_p);
+	if (c->overrun || !nr_c || !metadata_piece_size_valid(p->extent_size, ppe) ||
+	    c->len - c->pos != (uint64_t)nr_c * METADATA_CONTAINER_BYTES +
+				       (uint64_t)nr_p * METADATA_PIECE_BYTES)
+		return -EUCLEAN;
+	r = piecemap_init(pm, ppe);
+	if (!r)
+		r = piecemap_reserve(pm, nr_p);
+	for (uint32_t i = 0; !r && i < nr_c; i++) {
+		uint16_t dev = 0;
+		uint32_t pe = 0;
+
+		metadata_container_fields(c, &dev, &pe);
+		r = extmap_claim(m, dev, pe);
+		if (!r)
+			r = piecemap_add_container(pm, dev, pe, NULL);
+		if (r && r != -ENOMEM)
+			r = -EUCLEAN;
+	}
+	for (uint32_t i = 0; !r && i < nr_p; i++) {
+		const struct piecemap_piece *prev = i ? &pm->pieces[i - 1] : NULL;
+		struct piecemap_piece pc = { 0 };
+
+		metadata_piece_fields(c, &pc);
+		if ((prev && (pc.le < prev->le || (pc.le == prev->le && pc.idx <= prev->idx))) ||
+		    extmap_get(m, pc.le).dev == EXTMAP_NO_DEV) {
+			r = -EUCLEAN;
+			break;
+		}
+		/* A slot out of range or another piece's is refused by the claim. */
+		r = piecemap_claim_slot(pm, pc.container, pc.slot);
+		if (!r)
+			r = piecemap_place(pm, pc.le, pc.idx, pc.container, pc.slot);
+		if (r && r != -ENOMEM)
+			r = -EUCLEAN;
+	}
+	return r ? r : piecemap_check(pm, NULL);
+}
+
 int metadata_pool_peek(const void *buf, size_t len, uint64_t *generation, uint64_t *bytes)
 {
 	const unsigned char *b = buf;
@@ -582,7 +774,10 @@ int metadata_pool_peek(const void *buf, size_t len, uint64_t *generation, uint64
 		return -EUCLEAN;
 	payload_len = metadata_get_le(b + METADATA_LENGTH_OFFSET, 8);
 	/* No valid record is longer; and the sum below cannot wrap. */
-	if (payload_len > metadata_pool_bytes64(METADATA_MAX_DEVS, UINT32_MAX) - METADATA_SLOT_HEADER)
+	if (payload_len > metadata_pool_bytes64(METADATA_MAX_DEVS, UINT32_MAX) +
+				  METADATA_PIECES_HEADER +
+				  (uint64_t)UINT32_MAX * (METADATA_CONTAINER_BYTES + METADATA_PIECE_BYTES) -
+				  METADATA_SLOT_HEADER)
 		return -EUCLEAN;
 	if (generation)
 		*generation = metadata_get_le(b + METADATA_GENERATION_OFFSET, 8);
@@ -591,17 +786,20 @@ int metadata_pool_peek(const void *buf, size_t len, uint64_t *generation, uint64
 	return 0;
 }
 
-int metadata_pool_decode(struct metadata_pool *p, struct extmap *m, const void *buf, size_t len)
+int metadata_pool_decode(struct metadata_pool *p, struct extmap *m, struct piecemap *pm,
+			 const void *buf, size_t len)
 {
 	struct metadata_codec c = { .in = buf, .pos = METADATA_SEAL_BYTES };
 	uint64_t payload_len = 0, bytes;
 	uint32_t nr_logical = 0;
+	bool pieces;
 	int r;
 
-	if (!p || !m || !buf)
+	if (!p || !m || !pm || !buf)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	memset(m, 0, sizeof(*m));
+	memset(pm, 0, sizeof(*pm));
 	r = metadata_pool_peek(buf, len, NULL, &bytes);
 	if (r)
 		goto out;
@@ -609,17 +807,27 @@ int metadata_pool_decode(struct metadata_pool *p, struct extmap *m, const void *
 	if (bytes > len)
 		goto out;
 	c.len = (size_t)bytes;
-	r = metadata_unseal(buf, c.len);
+	r = metadata_unseal(buf, c.len, METADATA_VERSION_PIECES);
 	if (r)
 		goto out;
+	pieces = metadata_get_le((const unsigned char *)buf + METADATA_MAGIC_BYTES, 4) ==
+		 METADATA_VERSION_PIECES;
 	r = -EUCLEAN;
 	metadata_pool_fields(&c, p, &payload_len, &nr_logical);
 	if (c.overrun || !metadata_pool_valid(p) ||
-	    c.len != metadata_pool_bytes64(p->nr_devs, nr_logical))
+	    (pieces ? c.len < metadata_pool_bytes64(p->nr_devs, nr_logical)
+		    : c.len != metadata_pool_bytes64(p->nr_devs, nr_logical)))
 		goto out;
+	/* The map's part of the record: then the pieces, if any, to the end. */
+	c.len = (size_t)metadata_pool_bytes64(p->nr_devs, nr_logical);
 	r = metadata_map_decode(&c, p, m, nr_logical);
+	if (!r && pieces) {
+		c.len = (size_t)bytes;
+		r = metadata_pieces_decode(&c, p, m, pm);
+	}
 out:
 	if (r) {
+		piecemap_destroy(pm);
 		extmap_destroy(m);
 		memset(p, 0, sizeof(*p));
 	}

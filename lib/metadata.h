@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "extmap.h"
+#include "piecemap.h"
 
 /*
  * The on-device metadata of a pool, so that a pool can be imported from
@@ -49,6 +50,17 @@
  *   then nr_logical u32, reserved u32, and nr_logical map entries of
  *   8 bytes: dev u16 (EXTMAP_NO_DEV: unmapped, pe 0), reserved u16, pe u32.
  *
+ * A slot of version 2 (METADATA_VERSION_PIECES) is that of version 1 and,
+ * after the map entries, the pieces of split extents (piecemap.h):
+ *   pieces_per_extent u32 (a power of two, pieces of 4 KiB at least)
+ *   nr_containers u32 (at least 1)  nr_pieces u32  reserved u32
+ *   nr_containers records of 8 bytes: dev u16, reserved u16, pe u32
+ *   nr_pieces records of 12 bytes, by le then piece: le u32, piece u16,
+ *       slot u16, container u32 (an index into the records above)
+ * A pool without piece containers is written as version 1, so that a tierd
+ * that knows no pieces still reads it; a tierd that knows them reads both.
+ * Superblocks are version 1.
+ *
  * Functions that can fail return 0 or a negative errno.
  */
 
@@ -56,6 +68,7 @@
 /* Where a slot's record holds the pool's uuid (the layout above). */
 #define METADATA_POOL_UUID_OFFSET 32
 #define METADATA_VERSION 1
+#define METADATA_VERSION_PIECES 2
 #define METADATA_NAME_MAX 64
 #define METADATA_MAX_DEVS EXTMAP_MAX_DEVS
 /* data_start alignment: suits RAID stripes and any SSD erase block. */
@@ -139,20 +152,26 @@ int metadata_sb_encode(const struct metadata_sb *sb, void *block);
 int metadata_sb_decode(struct metadata_sb *sb, const void *block);
 
 /*
- * Encoded size of a slot's content.  Slots are written in whole blocks:
- * round up to METADATA_BLOCK (the bytes past it are ignored on read).
+ * Encoded size of a slot's content without pieces.  Slots are written in
+ * whole blocks: round up to METADATA_BLOCK (the bytes past it are ignored
+ * on read).
  */
 size_t metadata_pool_bytes(unsigned nr_devs, uint32_t nr_logical);
+/* What pm's pieces add to it: 0 for NULL or a map without containers. */
+size_t metadata_pieces_bytes(const struct piecemap *pm);
 /*
- * Write exactly metadata_pool_bytes(p->nr_devs, m->nr_logical) bytes.
+ * Write exactly metadata_pool_bytes(p->nr_devs, m->nr_logical) +
+ * metadata_pieces_bytes(pm) bytes (pm may be NULL: no pieces).
  * -ENOSPC if cap is smaller; -EINVAL if p is inconsistent (what decode
  * would reject: generation 0, bad name, sizes or tier, a device's extents
  * past its end, unknown flags) or if m's devices, their nr_pe or its
- * entries disagree with p->devs.  A pe mapped twice is not detected here
- * (that needs extmap_check()); decode rejects it.
+ * entries disagree with p->devs, or if pm's piece size is not one decode
+ * takes or its containers or pieces point out of m.  A pe mapped twice is
+ * not detected here (that needs extmap_check() and piecemap_check());
+ * decode rejects it.
  */
-int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, void *buf,
-			 size_t cap);
+int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m,
+			 const struct piecemap *pm, void *buf, size_t cap);
 /*
  * The same record a block at a time, so a commit can encode what changed:
  * block blk (bytes [blk * METADATA_BLOCK, ...) of what metadata_pool_encode
@@ -163,8 +182,8 @@ int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m, 
  * *len is the record's bytes in the block. -EINVAL as encode, or for a
  * block past the record.
  */
-int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m, size_t blk,
-			       void *block, size_t *len);
+int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m,
+			       const struct piecemap *pm, size_t blk, void *block, size_t *len);
 void metadata_pool_seal_crc(void *block0, uint32_t crc);
 /* The crc a record's block 0 carries (what metadata_pool_seal_crc() stored). */
 uint32_t metadata_pool_crc(const void *block0);
@@ -173,15 +192,20 @@ uint32_t metadata_pool_crc(const void *block0);
 size_t metadata_pool_entry_offset(unsigned nr_devs, uint32_t le);
 
 /*
- * Decode a slot's content from buf (len bytes, e.g. the whole slot) into *p
- * and into *m, which the call initialises (one extmap device per p->devs,
- * in order); the decoded map passes extmap_check().  On error *p is zeroed
- * and *m left empty.  -ENOENT: no magic (an empty slot); -EBADMSG: checksum;
+ * Decode a slot's content from buf (len bytes, e.g. the whole slot) into *p,
+ * into *m and into *pm, which the call initialises (one extmap device per
+ * p->devs, in order; piece containers claimed in m); the decoded maps pass
+ * extmap_check() and piecemap_check().  *pm is zeroed (no piece size)
+ * when the record has no pieces.  On error *p is zeroed and *m and *pm left
+ * empty.  -ENOENT: no magic (an empty slot); -EBADMSG: checksum;
  * -EPROTONOSUPPORT: version; -EUCLEAN: inconsistent (the record is longer
  * than len, its length disagrees with its counts, a device or pe is out of
- * range, a pe is mapped twice, anything encode would refuse); -ENOMEM.
+ * range, a pe is mapped twice or is a container too, a piece of an
+ * unmapped extent, out of order or in another's slot, anything encode
+ * would refuse); -ENOMEM.
  */
-int metadata_pool_decode(struct metadata_pool *p, struct extmap *m, const void *buf, size_t len);
+int metadata_pool_decode(struct metadata_pool *p, struct extmap *m, struct piecemap *pm,
+			 const void *buf, size_t len);
 /*
  * From the first bytes of a slot (at least 32; one block will do): its
  * generation and the bytes the record spans, so a reader fetches that much

@@ -139,6 +139,16 @@ static int piecemap_slot_reserved(const struct piecemap *pm, uint32_t container,
 	return slot_used(&pm->containers[container], slot) ? 0 : -ENOENT;
 }
 
+int piecemap_claim_slot(struct piecemap *pm, uint32_t container, uint16_t slot)
+{
+	int ret = piecemap_slot_reserved(pm, container, slot);
+
+	if (ret != -ENOENT)
+		return ret ? ret : -EBUSY;
+	slot_set(&pm->containers[container], slot, true);
+	return 0;
+}
+
 int piecemap_release_slot(struct piecemap *pm, uint32_t container, uint16_t slot)
 {
 	int ret = piecemap_slot_reserved(pm, container, slot);

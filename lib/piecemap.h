@@ -83,6 +83,11 @@ uint32_t piecemap_container_at(const struct piecemap *pm, uint16_t dev, uint32_t
  * a destination for a piece.  -ENOSPC when none has.
  */
 int piecemap_alloc_slot(struct piecemap *pm, uint16_t dev, uint32_t *container, uint16_t *slot);
+/*
+ * Reserve that slot, which must be free (-EBUSY otherwise; -EINVAL out of
+ * range): a decoder restoring a piece where it was.
+ */
+int piecemap_claim_slot(struct piecemap *pm, uint32_t container, uint16_t slot);
 /* Undo piecemap_alloc_slot(); -ENOENT when the slot is free, -EINVAL out of range. */
 int piecemap_release_slot(struct piecemap *pm, uint32_t container, uint16_t slot);
 

@@ -253,6 +253,18 @@ static void test_alloc(void)
 	CHECK_OK(extmap_alloc(&m, dev, &pe));
 	CHECK_UINT(pe, 65);
 	CHECK_CONSISTENT(&m);
+
+	/* A claim takes the pe asked for, if free, and allocation steps over it. */
+	CHECK_OK(extmap_release(&m, dev, 100));
+	CHECK_OK(extmap_release(&m, dev, 101));
+	CHECK_INT(extmap_claim(&m, dev, 99), -EBUSY);
+	CHECK_INT(extmap_claim(&m, dev, nr_pe), -EINVAL);
+	CHECK_INT(extmap_claim(&m, 1, 0), -EINVAL);
+	CHECK_OK(extmap_claim(&m, dev, 100));
+	CHECK_UINT(m.nr_free[dev], 1);
+	CHECK_OK(extmap_alloc(&m, dev, &pe));
+	CHECK_UINT(pe, 101);
+	CHECK_CONSISTENT(&m);
 	extmap_destroy(&m);
 }
 

@@ -7,6 +7,9 @@
 #include "check.h"
 #include "crc32c.h"
 #include "metadata.h"
+
+/* What decodes of records without pieces give: always empty, nothing to free. */
+static struct piecemap decoded_pieces;
 #include "slotsum.h"
 
 /*
@@ -520,7 +523,7 @@ static void expect_decode_fails(const void *buf, size_t len, int err)
 	struct metadata_pool p;
 	struct extmap m;
 
-	CHECK_INT(metadata_pool_decode(&p, &m, buf, len), err);
+	CHECK_INT(metadata_pool_decode(&p, &m, &decoded_pieces, buf, len), err);
 	CHECK(m.pages.leaf == NULL && m.runs == NULL);
 	CHECK_UINT(m.nr_devs, 0);
 	CHECK_UINT(p.generation, 0);
@@ -547,7 +550,7 @@ static void test_pool_round_trip(void)
 	CHECK(buf != NULL);
 	memset(buf, 0xaa, cap);
 
-	CHECK_OK(metadata_pool_encode(&p, &m, buf, cap));
+	CHECK_OK(metadata_pool_encode(&p, &m, NULL, buf, cap));
 	CHECK(!memcmp(buf, "TIERDMD1", 8));
 	CHECK_UINT(get_le(buf + 16, 8), 7);
 	CHECK_UINT(get_le(buf + SLOT_LENGTH_OFF, 8), bytes - 32);
@@ -565,11 +568,11 @@ static void test_pool_round_trip(void)
 		CHECK_OK(metadata_pool_peek(buf, 32, NULL, NULL));
 	}
 
-	CHECK_OK(metadata_pool_decode(&got, &back, buf, cap));
+	CHECK_OK(metadata_pool_decode(&got, &back, &decoded_pieces, buf, cap));
 	check_pool_equal(&got, &p);
 	check_map_equal(&m, &back);
 	extmap_destroy(&back);
-	CHECK_OK(metadata_pool_decode(&got, &back, buf, bytes));
+	CHECK_OK(metadata_pool_decode(&got, &back, &decoded_pieces, buf, bytes));
 	check_map_equal(&m, &back);
 	extmap_destroy(&back);
 
@@ -593,7 +596,7 @@ static void test_pool_round_trip(void)
 		expect_decode_fails(buf, cap, -EBADMSG);
 		buf[off] ^= 0x80;
 	}
-	CHECK_OK(metadata_pool_decode(&got, &back, buf, cap));
+	CHECK_OK(metadata_pool_decode(&got, &back, &decoded_pieces, buf, cap));
 	extmap_destroy(&back);
 
 	free(buf);
@@ -611,7 +614,7 @@ static size_t small_slot(unsigned char *buf, size_t cap)
 	for (uint32_t le = 0; le < 8; le++)
 		if (le != 3)
 			CHECK_OK(extmap_map(&m, le, le % 2, le / 2));
-	CHECK_OK(metadata_pool_encode(&p, &m, buf, cap));
+	CHECK_OK(metadata_pool_encode(&p, &m, NULL, buf, cap));
 	extmap_destroy(&m);
 	return metadata_pool_bytes(2, 8);
 }
@@ -630,7 +633,9 @@ static void test_pool_damage(void)
 		{ "dev out of range", { LE(1, 0), 2, 2 }, -EUCLEAN },
 		{ "pe out of range", { LE(1, 4), 4, 6 }, -EUCLEAN },
 		{ "pe of an unmapped le", { LE(3, 4), 4, 1 }, -EUCLEAN },
-		{ "version 2", { 8, 4, 2 }, -EPROTONOSUPPORT },
+		{ "version 3", { 8, 4, 3 }, -EPROTONOSUPPORT },
+		{ "version 0", { 8, 4, 0 }, -EPROTONOSUPPORT },
+		{ "version 2 without its pieces", { 8, 4, 2 }, -EUCLEAN },
 		{ "generation 0", { 16, 8, 0 }, -EUCLEAN },
 		{ "payload one entry short", { SLOT_LENGTH_OFF, 8, 160 + 96 + 7 * 8 - 32 }, -EUCLEAN },
 		{ "payload cut in the devices", { SLOT_LENGTH_OFF, 8, 150 }, -EUCLEAN },
@@ -653,6 +658,8 @@ static void test_pool_damage(void)
 		{ "data_start unaligned", { DEV(0, 32), 8, 2 * MiB + 512 }, -EUCLEAN },
 		{ "extents past the end", { DEV(1, 40), 8, 2 * MiB + 6 * 4 * MiB - 1 }, -EUCLEAN },
 	};
+	const uint64_t longest = metadata_pool_bytes(METADATA_MAX_DEVS, UINT32_MAX) + 16 +
+				 (uint64_t)UINT32_MAX * (8 + 12);
 	unsigned char buf[4096], copy[4096];
 	size_t bytes = small_slot(buf, sizeof(buf));
 	struct metadata_pool p;
@@ -660,7 +667,7 @@ static void test_pool_damage(void)
 
 	CHECK_UINT(get_le(buf + LE(2, 0), 2), 0);
 	CHECK_UINT(get_le(buf + LE(3, 0), 2), EXTMAP_NO_DEV);
-	CHECK_OK(metadata_pool_decode(&p, &m, buf, bytes));
+	CHECK_OK(metadata_pool_decode(&p, &m, &decoded_pieces, buf, bytes));
 	CHECK_UINT(extmap_get(&m, 7).dev, 1);
 	CHECK_UINT(extmap_get(&m, 7).pe, 3);
 	extmap_destroy(&m);
@@ -669,7 +676,7 @@ static void test_pool_damage(void)
 		memcpy(copy, buf, bytes);
 		put_le(copy + cases[i].p.off, cases[i].p.value, cases[i].p.width);
 		reseal_slot(copy);
-		if (metadata_pool_decode(&p, &m, copy, bytes) != cases[i].err)
+		if (metadata_pool_decode(&p, &m, &decoded_pieces, copy, bytes) != cases[i].err)
 			fprintf(stderr, "not caught: %s\n", cases[i].what);
 		expect_decode_fails(copy, bytes, cases[i].err);
 	}
@@ -688,7 +695,7 @@ static void test_pool_damage(void)
 	copy[LE(5, 2)] = 0x7f;
 	copy[DEV(1, 17)] = 1;
 	reseal_slot(copy);
-	CHECK_OK(metadata_pool_decode(&p, &m, copy, bytes));
+	CHECK_OK(metadata_pool_decode(&p, &m, &decoded_pieces, copy, bytes));
 	extmap_destroy(&m);
 
 	/* A length no slot could hold, resealed or not, must not wrap a bound check. */
@@ -696,10 +703,11 @@ static void test_pool_damage(void)
 	put_le(copy + SLOT_LENGTH_OFF, UINT64_MAX - 16, 8);
 	CHECK_INT(metadata_pool_peek(copy, bytes, NULL, NULL), -EUCLEAN);
 	expect_decode_fails(copy, bytes, -EUCLEAN);
-	put_le(copy + SLOT_LENGTH_OFF, metadata_pool_bytes(METADATA_MAX_DEVS, UINT32_MAX) - 32, 8);
+	/* The longest: every extent and as many containers and pieces as a count holds. */
+	put_le(copy + SLOT_LENGTH_OFF, longest - 32, 8);
 	CHECK_OK(metadata_pool_peek(copy, bytes, NULL, NULL));
 	expect_decode_fails(copy, bytes, -EUCLEAN);
-	put_le(copy + SLOT_LENGTH_OFF, metadata_pool_bytes(METADATA_MAX_DEVS, UINT32_MAX) - 31, 8);
+	put_le(copy + SLOT_LENGTH_OFF, longest - 31, 8);
 	CHECK_INT(metadata_pool_peek(copy, bytes, NULL, NULL), -EUCLEAN);
 
 	/* An empty slot, and one holding a superblock. */
@@ -716,9 +724,10 @@ static void test_pool_damage(void)
 	CHECK_INT(metadata_pool_peek(buf, 7, NULL, NULL), -ENOENT);
 	CHECK_INT(metadata_pool_peek(NULL, 32, NULL, NULL), -EINVAL);
 
-	CHECK_INT(metadata_pool_decode(NULL, &m, buf, bytes), -EINVAL);
-	CHECK_INT(metadata_pool_decode(&p, NULL, buf, bytes), -EINVAL);
-	CHECK_INT(metadata_pool_decode(&p, &m, NULL, bytes), -EINVAL);
+	CHECK_INT(metadata_pool_decode(NULL, &m, &decoded_pieces, buf, bytes), -EINVAL);
+	CHECK_INT(metadata_pool_decode(&p, NULL, &decoded_pieces, buf, bytes), -EINVAL);
+	CHECK_INT(metadata_pool_decode(&p, &m, NULL, buf, bytes), -EINVAL);
+	CHECK_INT(metadata_pool_decode(&p, &m, &decoded_pieces, NULL, bytes), -EINVAL);
 #undef DEV
 #undef LE
 }
@@ -731,46 +740,46 @@ static void test_pool_encode_refuses(void)
 
 	make_pool(&p, 5, 6);
 	init_map(&m, &p, 8);
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, metadata_pool_bytes(2, 8) - 1), -ENOSPC);
-	CHECK_OK(metadata_pool_encode(&p, &m, buf, metadata_pool_bytes(2, 8)));
-	CHECK_INT(metadata_pool_encode(NULL, &m, buf, sizeof(buf)), -EINVAL);
-	CHECK_INT(metadata_pool_encode(&p, NULL, buf, sizeof(buf)), -EINVAL);
-	CHECK_INT(metadata_pool_encode(&p, &m, NULL, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, metadata_pool_bytes(2, 8) - 1), -ENOSPC);
+	CHECK_OK(metadata_pool_encode(&p, &m, NULL, buf, metadata_pool_bytes(2, 8)));
+	CHECK_INT(metadata_pool_encode(NULL, &m, NULL, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, NULL, NULL, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, NULL, sizeof(buf)), -EINVAL);
 
 	/* The map's devices must be p's devices. */
 	CHECK_OK(extmap_init(&other, 8));
 	CHECK_OK(extmap_add_dev(&other, 5, NULL));
-	CHECK_INT(metadata_pool_encode(&p, &other, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &other, NULL, buf, sizeof(buf)), -EINVAL);
 	CHECK_OK(extmap_add_dev(&other, 7, NULL));
-	CHECK_INT(metadata_pool_encode(&p, &other, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &other, NULL, buf, sizeof(buf)), -EINVAL);
 	CHECK_OK(extmap_remove_dev(&other, 1));
 	CHECK_OK(extmap_add_dev(&other, 6, NULL));
-	CHECK_OK(metadata_pool_encode(&p, &other, buf, sizeof(buf)));
+	CHECK_OK(metadata_pool_encode(&p, &other, NULL, buf, sizeof(buf)));
 	CHECK_OK(extmap_add_dev(&other, 9, NULL));
-	CHECK_INT(metadata_pool_encode(&p, &other, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &other, NULL, buf, sizeof(buf)), -EINVAL);
 	extmap_destroy(&other);
 
 	/* An entry no decoder would accept is refused, not written. */
 	*extmap_raw(&m, 2) = (struct extmap_loc){ .dev = 1, .pe = 6 };
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)), -EINVAL);
 	*extmap_raw(&m, 2) = (struct extmap_loc){ .dev = 2, .pe = 0 };
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)), -EINVAL);
 	/* An unmapped entry's stray pe is written as 0. */
 	*extmap_raw(&m, 2) = (struct extmap_loc){ .dev = EXTMAP_NO_DEV, .pe = 3 };
-	CHECK_OK(metadata_pool_encode(&p, &m, buf, sizeof(buf)));
+	CHECK_OK(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)));
 	CHECK_UINT(get_le(buf + SLOT_DEVS_OFF + 2 * DEV_BYTES + 8 + 2 * 8 + 4, 4), 0);
 
 	p.generation = 0;
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)), -EINVAL);
 	make_pool(&p, 5, 6);
 	strcpy(p.name, "-tank");
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)), -EINVAL);
 	make_pool(&p, 5, 6);
 	p.nr_devs = 0;
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)), -EINVAL);
 	make_pool(&p, 5, 6);
 	p.devs[1].size_bytes = 2 * MiB;
-	CHECK_INT(metadata_pool_encode(&p, &m, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)), -EINVAL);
 	extmap_destroy(&m);
 }
 
@@ -801,8 +810,8 @@ static void test_large(void)
 	CHECK(buf != NULL);
 
 	t0 = now();
-	CHECK_OK(metadata_pool_encode(&p, &m, buf, bytes));
-	CHECK_OK(metadata_pool_decode(&got, &back, buf, bytes));
+	CHECK_OK(metadata_pool_encode(&p, &m, NULL, buf, bytes));
+	CHECK_OK(metadata_pool_decode(&got, &back, &decoded_pieces, buf, bytes));
 	elapsed = now() - t0;
 	printf("1,000,000 extents encoded and decoded: %.3f s\n", elapsed);
 	CHECK(elapsed < 2.0);
@@ -821,7 +830,7 @@ static unsigned char *encode_whole(const struct metadata_pool *p, const struct e
 	unsigned char *buf = malloc(bytes);
 
 	CHECK(buf != NULL);
-	CHECK_OK(metadata_pool_encode(p, m, buf, bytes));
+	CHECK_OK(metadata_pool_encode(p, m, NULL, buf, bytes));
 	*len = bytes;
 	return buf;
 }
@@ -848,7 +857,7 @@ static void test_blocks_and_sums(void)
 	CHECK_OK(slotsum_init(&sum, len));
 	CHECK_UINT(sum.nr_blocks, (len + METADATA_BLOCK - 1) / METADATA_BLOCK);
 	for (size_t blk = 0; blk < sum.nr_blocks; blk++) {
-		CHECK_OK(metadata_pool_encode_block(&p, &m, blk, block, &n));
+		CHECK_OK(metadata_pool_encode_block(&p, &m, NULL, blk, block, &n));
 		CHECK_UINT(n, slotsum_block_len(&sum, blk));
 		if (blk == 0) {
 			/* Only the crc field differs from the sealed record. */
@@ -863,7 +872,7 @@ static void test_blocks_and_sums(void)
 		sum.crc[blk] = slotsum_of(&sum, blk, block);
 	}
 	CHECK_UINT(slotsum_total(&sum), get_le(whole + 12, 4));
-	CHECK_INT(metadata_pool_encode_block(&p, &m, sum.nr_blocks, block, &n), -EINVAL);
+	CHECK_INT(metadata_pool_encode_block(&p, &m, NULL, sum.nr_blocks, block, &n), -EINVAL);
 	CHECK_UINT(metadata_pool_entry_offset(2, 0), metadata_pool_bytes(2, 0));
 
 	for (int round = 0; round < 40; round++) {
@@ -906,7 +915,7 @@ static void test_blocks_and_sums(void)
 		sums = malloc(changed.nr * sizeof(*sums));
 		CHECK(sums != NULL);
 		for (size_t i = 0; i < changed.nr; i++) {
-			CHECK_OK(metadata_pool_encode_block(&p, &m, changed.blk[i], block, &n));
+			CHECK_OK(metadata_pool_encode_block(&p, &m, NULL, changed.blk[i], block, &n));
 			sums[i] = slotsum_of(&sum, changed.blk[i], block);
 		}
 		/* What a slot read against the old sums must carry to be whole: next's crc. */
@@ -1134,8 +1143,251 @@ static void test_name(void)
 	CHECK_INT(metadata_name_valid(name), -EINVAL);
 }
 
+/*
+ * small_slot()'s pool with split extents: containers at dev 1 pe 4 and 5,
+ * pieces of 16 KiB (256 to an extent): le 0's pieces 5 and 6 in slots 0
+ * and 1 of the first, le 7's last in slot 0 of the second.
+ */
+#define PIECES_AT 320 /* metadata_pool_bytes(2, 8): the section follows the map */
+#define PIECES_CONTAINERS (PIECES_AT + 16)
+#define PIECES_PIECES (PIECES_CONTAINERS + 2 * 8)
+#define PIECES_END (PIECES_PIECES + 3 * 12)
+
+static void small_pieces(struct metadata_pool *p, struct extmap *m, struct piecemap *pm)
+{
+	static const uint32_t where[3][2] = { { 0, 5 }, { 0, 6 }, { 7, 255 } };
+	uint32_t c;
+	uint16_t s;
+
+	make_pool(p, 5, 6);
+	init_map(m, p, 8);
+	for (uint32_t le = 0; le < 8; le++)
+		if (le != 3)
+			CHECK_OK(extmap_map(m, le, le % 2, le / 2));
+	CHECK_OK(piecemap_init(pm, 256));
+	for (uint32_t pe = 4; pe <= 5; pe++) {
+		CHECK_OK(extmap_claim(m, 1, pe));
+		CHECK_OK(piecemap_add_container(pm, 1, pe, NULL));
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		CHECK_OK(piecemap_alloc_slot(pm, 1, &c, &s));
+		if (i == 2) {
+			/* Into the second container: give the first's slot back. */
+			CHECK_OK(piecemap_release_slot(pm, c, s));
+			CHECK_OK(piecemap_claim_slot(pm, 1, 0));
+			c = 1;
+			s = 0;
+		}
+		CHECK_OK(piecemap_place(pm, where[i][0], where[i][1], c, s));
+	}
+}
+
+static void test_pieces_round_trip(void)
+{
+	unsigned char buf[4096], plain[4096];
+	struct metadata_pool p, got;
+	struct piecemap pm, back_pm, empty;
+	struct extmap m, back;
+	uint32_t pe;
+
+	small_pieces(&p, &m, &pm);
+	CHECK_UINT(metadata_pieces_bytes(&pm), PIECES_END - PIECES_AT);
+	CHECK_UINT(metadata_pieces_bytes(NULL), 0);
+	CHECK_INT(metadata_pool_encode(&p, &m, &pm, buf, PIECES_END - 1), -ENOSPC);
+	memset(buf, 0xee, sizeof(buf));
+	CHECK_OK(metadata_pool_encode(&p, &m, &pm, buf, sizeof(buf)));
+	/* The format, pinned. */
+	CHECK_UINT(get_le(buf + 8, 4), METADATA_VERSION_PIECES);
+	CHECK_UINT(get_le(buf + SLOT_LENGTH_OFF, 8), PIECES_END - 32);
+	CHECK_UINT(get_le(buf + PIECES_AT, 4), 256);
+	CHECK_UINT(get_le(buf + PIECES_AT + 4, 4), 2);
+	CHECK_UINT(get_le(buf + PIECES_AT + 8, 4), 3);
+	CHECK_UINT(get_le(buf + PIECES_AT + 12, 4), 0);
+	CHECK_UINT(get_le(buf + PIECES_CONTAINERS, 2), 1);
+	CHECK_UINT(get_le(buf + PIECES_CONTAINERS + 4, 4), 4);
+	CHECK_UINT(get_le(buf + PIECES_CONTAINERS + 12, 4), 5);
+	CHECK_UINT(get_le(buf + PIECES_PIECES + 24, 4), 7);
+	CHECK_UINT(get_le(buf + PIECES_PIECES + 28, 2), 255);
+	CHECK_UINT(get_le(buf + PIECES_PIECES + 30, 2), 0);
+	CHECK_UINT(get_le(buf + PIECES_PIECES + 32, 4), 1);
+	CHECK_UINT(get_le(buf + PIECES_PIECES + 12 + 6, 2), 1);
+
+	CHECK_OK(metadata_pool_decode(&got, &back, &back_pm, buf, sizeof(buf)));
+	check_map_equal(&m, &back);
+	CHECK_UINT(back_pm.pieces_per_extent, 256);
+	CHECK_UINT(back_pm.nr_containers, 2);
+	CHECK_UINT(back_pm.nr_pieces, 3);
+	CHECK(!memcmp(back_pm.pieces, pm.pieces, 3 * sizeof(*pm.pieces)));
+	CHECK_UINT(back_pm.containers[1].pe, 5);
+	CHECK_UINT(back_pm.containers[0].nr_used, 2);
+	/* The containers are used in the decoded map: the next free pe of dev 1 is 1. */
+	CHECK_OK(extmap_alloc(&back, 1, &pe));
+	CHECK_UINT(pe, 1);
+	CHECK_INT(extmap_alloc(&back, 1, &pe), -ENOSPC);
+	piecemap_destroy(&back_pm);
+	extmap_destroy(&back);
+
+	/* No containers: version 1, byte for byte what a pool without pieces writes. */
+	CHECK_OK(piecemap_init(&empty, 256));
+	memset(plain, 0, sizeof(plain));
+	CHECK_OK(metadata_pool_encode(&p, &m, &empty, plain, sizeof(plain)));
+	CHECK_UINT(get_le(plain + 8, 4), METADATA_VERSION);
+	CHECK_UINT(get_le(plain + SLOT_LENGTH_OFF, 8), PIECES_AT - 32);
+	memset(buf, 0, sizeof(buf));
+	CHECK_OK(metadata_pool_encode(&p, &m, NULL, buf, sizeof(buf)));
+	CHECK(!memcmp(buf, plain, sizeof(buf)));
+	CHECK_OK(metadata_pool_decode(&got, &back, &back_pm, buf, sizeof(buf)));
+	CHECK_UINT(back_pm.pieces_per_extent, 0);
+	CHECK_UINT(back_pm.nr_containers, 0);
+	extmap_destroy(&back);
+
+	/* What encode refuses. */
+	pm.pieces_per_extent = 2048; /* 2 KiB pieces */
+	CHECK_INT(metadata_pool_encode(&p, &m, &pm, buf, sizeof(buf)), -EINVAL);
+	pm.pieces_per_extent = 256;
+	pm.containers[1].pe = 6;
+	CHECK_INT(metadata_pool_encode(&p, &m, &pm, buf, sizeof(buf)), -EINVAL);
+	pm.containers[1].pe = 5;
+	pm.pieces[2].le = 8;
+	CHECK_INT(metadata_pool_encode(&p, &m, &pm, buf, sizeof(buf)), -EINVAL);
+	pm.pieces[2].le = 7;
+	CHECK_OK(metadata_pool_encode(&p, &m, &pm, buf, sizeof(buf)));
+	piecemap_destroy(&empty);
+	piecemap_destroy(&pm);
+	extmap_destroy(&m);
+}
+
+static void test_pieces_damage(void)
+{
+#define CONT(i, off) (PIECES_CONTAINERS + (i) * 8 + (off))
+#define PIECE(i, off) (PIECES_PIECES + (i) * 12 + (off))
+	static const struct {
+		const char *what;
+		struct patch p;
+		int err;
+	} cases[] = {
+		{ "version 1 with pieces", { 8, 4, 1 }, -EUCLEAN },
+		{ "3 pieces to an extent", { PIECES_AT, 4, 3 }, -EUCLEAN },
+		{ "1 piece to an extent", { PIECES_AT, 4, 1 }, -EUCLEAN },
+		{ "pieces of 2 KiB", { PIECES_AT, 4, 2048 }, -EUCLEAN },
+		{ "no containers", { PIECES_AT + 4, 4, 0 }, -EUCLEAN },
+		{ "a container more than written", { PIECES_AT + 4, 4, 3 }, -EUCLEAN },
+		{ "a piece fewer than written", { PIECES_AT + 8, 4, 2 }, -EUCLEAN },
+		{ "a piece count huge", { PIECES_AT + 8, 4, UINT32_MAX }, -EUCLEAN },
+		{ "container on no device", { CONT(0, 0), 2, 2 }, -EUCLEAN },
+		{ "container past its device", { CONT(1, 4), 4, 6 }, -EUCLEAN },
+		{ "container on a mapped pe", { CONT(1, 4), 4, 0 }, -EUCLEAN },
+		{ "container twice", { CONT(1, 4), 4, 4 }, -EUCLEAN },
+		{ "piece of an unmapped le", { PIECE(2, 0), 4, 3 }, -EUCLEAN },
+		{ "piece past the map", { PIECE(2, 0), 4, 8 }, -EUCLEAN },
+		{ "piece past its extent", { PIECE(2, 4), 2, 256 }, -EUCLEAN },
+		{ "piece twice", { PIECE(1, 4), 2, 5 }, -EUCLEAN },
+		{ "pieces out of order", { PIECE(1, 4), 2, 4 }, -EUCLEAN },
+		{ "two pieces, one slot", { PIECE(1, 6), 2, 0 }, -EUCLEAN },
+		{ "slot past its container", { PIECE(1, 6), 2, 256 }, -EUCLEAN },
+		{ "piece in no container", { PIECE(2, 8), 4, 2 }, -EUCLEAN },
+	};
+	unsigned char buf[4096], copy[4096];
+	struct metadata_pool p;
+	struct piecemap pm;
+	struct extmap m;
+
+	small_pieces(&p, &m, &pm);
+	CHECK_OK(metadata_pool_encode(&p, &m, &pm, buf, sizeof(buf)));
+	piecemap_destroy(&pm);
+	extmap_destroy(&m);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct piecemap got;
+
+		memcpy(copy, buf, PIECES_END);
+		put_le(copy + cases[i].p.off, cases[i].p.value, cases[i].p.width);
+		reseal_slot(copy);
+		if (metadata_pool_decode(&p, &m, &got, copy, PIECES_END) != cases[i].err)
+			fprintf(stderr, "not caught: %s\n", cases[i].what);
+		CHECK_INT(metadata_pool_decode(&p, &m, &got, copy, PIECES_END), cases[i].err);
+		CHECK(got.pieces == NULL && got.containers == NULL);
+		CHECK(m.pages.leaf == NULL && m.runs == NULL);
+	}
+	/* A record cut short in the pieces. */
+	memcpy(copy, buf, PIECES_END);
+	put_le(copy + SLOT_LENGTH_OFF, PIECES_END - 32 - 12, 8);
+	reseal_slot(copy);
+	expect_decode_fails(copy, PIECES_END, -EUCLEAN);
+#undef CONT
+#undef PIECE
+}
+
+/*
+ * A record with thousands of pieces, over several blocks: each block as
+ * encode_block writes it is that block of the whole record, 12-byte pieces
+ * straddling block boundaries included, and the block sums give its crc.
+ */
+static void test_pieces_blocks(void)
+{
+	const uint32_t nr = 1000;
+	unsigned char block[METADATA_BLOCK], *whole;
+	struct metadata_pool p, got;
+	struct extmap m, back;
+	struct piecemap pm, back_pm;
+	struct slotsum sum;
+	uint32_t seed = 99, c;
+	uint16_t s;
+	size_t len, n;
+
+	make_pool(&p, 800, 400);
+	init_map(&m, &p, nr);
+	CHECK_INT(extmap_fill_linear(&m, 0), 800);
+	CHECK_INT(extmap_fill_linear(&m, 1), 200);
+	CHECK_OK(piecemap_init(&pm, 256));
+	for (unsigned i = 0; i < 50; i++) {
+		uint32_t pe;
+
+		CHECK_OK(extmap_alloc(&m, 1, &pe));
+		CHECK_OK(piecemap_add_container(&pm, 1, pe, NULL));
+	}
+	while (pm.nr_pieces < 3000) {
+		uint32_t le = rnd(&seed) % nr, idx = rnd(&seed) % 256;
+
+		if (piecemap_find(&pm, le, idx, NULL, NULL) == 0)
+			continue;
+		CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s));
+		CHECK_OK(piecemap_place(&pm, le, idx, c, s));
+	}
+	len = metadata_pool_bytes(2, nr) + metadata_pieces_bytes(&pm);
+	whole = malloc(len);
+	CHECK(whole != NULL);
+	CHECK_OK(metadata_pool_encode(&p, &m, &pm, whole, len));
+	CHECK_OK(slotsum_init(&sum, len));
+	CHECK(sum.nr_blocks >= 10);
+	for (size_t blk = 0; blk < sum.nr_blocks; blk++) {
+		CHECK_OK(metadata_pool_encode_block(&p, &m, &pm, blk, block, &n));
+		CHECK_UINT(n, slotsum_block_len(&sum, blk));
+		if (blk == 0) {
+			CHECK(!memcmp(block, whole, 12));
+			CHECK(!memcmp(block + 16, whole + 16, n - 16));
+		} else {
+			CHECK(!memcmp(block, whole + blk * METADATA_BLOCK, n));
+		}
+		sum.crc[blk] = slotsum_of(&sum, blk, block);
+	}
+	CHECK_UINT(slotsum_total(&sum), get_le(whole + 12, 4));
+	CHECK_OK(metadata_pool_decode(&got, &back, &back_pm, whole, len));
+	CHECK_UINT(back_pm.nr_pieces, 3000);
+	CHECK(!memcmp(back_pm.pieces, pm.pieces, 3000 * sizeof(*pm.pieces)));
+	check_map_equal(&m, &back);
+	piecemap_destroy(&back_pm);
+	extmap_destroy(&back);
+	slotsum_destroy(&sum);
+	free(whole);
+	piecemap_destroy(&pm);
+	extmap_destroy(&m);
+}
+
 int main(void)
 {
+	test_pieces_round_trip();
+	test_pieces_damage();
+	test_pieces_blocks();
 	test_blocks_and_sums();
 	test_slotsum_sets();
 	test_slot_bytes();

@@ -3,6 +3,7 @@
 #include "pool-internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -237,6 +238,13 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degr
 	if (!p)
 		goto out;
 	r = pool_read_slot(fd[best_dev], &sb[best_dev], best_slot, &best, &p->sp.meta, &p->sp.map);
+	if (r == -EPROTONOSUPPORT) {
+		r = errbuf_fail(r, err, err_len,
+				"pool %s: its newest metadata (generation %" PRIu64 " on %s) is of a"
+				" format this tierd cannot use: import it with the tierd that wrote it",
+				sb[0].pool_name, best, paths[best_dev]);
+		goto out;
+	}
 	if (r < 0 || best == 0) {
 		r = errbuf_fail(r < 0 ? r : -EIO, err, err_len, "%s: cannot re-read its metadata",
 				paths[best_dev]);

@@ -41,14 +41,18 @@ int pool_read_sb(int fd, struct metadata_sb *sb)
 
 /*
  * Read one slot; *gen is 0 when it holds nothing valid. With p and m, also
- * decode it (m initialised on success).
+ * decode it (m initialised on success). A record that is intact but that
+ * this tierd cannot use (a newer format, or pieces of split extents, whose
+ * table it does not build yet) still gives its generation, so that an older
+ * one is never taken for the newest, and -EPROTONOSUPPORT.
  */
 static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		     struct metadata_pool *p, struct extmap *m)
 {
 	struct metadata_pool tmp_p;
 	struct extmap tmp_m = { 0 };
-	uint64_t len = sb->slot_bytes, peek_len;
+	struct piecemap tmp_pm = { 0 };
+	uint64_t len = sb->slot_bytes, peek_len, peek_gen;
 	void *buf;
 	int r;
 
@@ -60,7 +64,7 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 	r = blockdev_read(fd, sb->slot_offset[slot], buf, METADATA_BLOCK);
 	if (r < 0)
 		goto out;
-	r = metadata_pool_peek(buf, METADATA_BLOCK, NULL, &peek_len);
+	r = metadata_pool_peek(buf, METADATA_BLOCK, &peek_gen, &peek_len);
 	if (r < 0) {
 		r = 0; /* empty or torn: not an error, just nothing here */
 		goto out;
@@ -77,13 +81,28 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 		if (r < 0)
 			goto out;
 	}
-	if (metadata_pool_decode(&tmp_p, &tmp_m, buf, len) < 0)
+	r = metadata_pool_decode(&tmp_p, &tmp_m, &tmp_pm, buf, len);
+	if (r == -EPROTONOSUPPORT && !memcmp((unsigned char *)buf + METADATA_POOL_UUID_OFFSET,
+					     sb->pool_uuid, 16)) {
+		*gen = peek_gen;
 		goto out;
+	}
+	if (r < 0) {
+		r = 0;
+		goto out;
+	}
 	if (memcmp(tmp_p.uuid, sb->pool_uuid, 16) != 0) {
 		extmap_destroy(&tmp_m);
+		piecemap_destroy(&tmp_pm);
 		goto out; /* left over from an earlier pool on this device */
 	}
 	*gen = tmp_p.generation;
+	if (tmp_pm.nr_containers) {
+		r = -EPROTONOSUPPORT;
+		extmap_destroy(&tmp_m);
+		piecemap_destroy(&tmp_pm);
+		goto out;
+	}
 	if (p && m) {
 		*p = tmp_p;
 		*m = tmp_m;
@@ -128,7 +147,7 @@ static int pool_encode_whole(const struct pool *p, unsigned char *rec, size_t by
 	for (size_t blk = 0; r == 0 && blk < s->nr_blocks; blk++) {
 		unsigned char *block = rec + blk * METADATA_BLOCK;
 
-		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, blk, block, &len);
+		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, blk, block, &len);
 		if (r == 0)
 			s->crc[blk] = slotsum_of(s, blk, block);
 	}
@@ -217,7 +236,7 @@ void pool_read_slots(struct pool *p)
 	rec = block_alloc(stretch * METADATA_BLOCK);
 	raw = block_alloc(stretch * METADATA_BLOCK);
 	if (rec && raw && slotsum_init(&k->sum, bytes) == 0 &&
-	    metadata_pool_encode_block(&p->sp.meta, &p->sp.map, 0, rec, &len) == 0) {
+	    metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, 0, rec, &len) == 0) {
 		encoded = true;
 		k->sum.crc[0] = slotsum_of(&k->sum, 0, rec);
 	}
@@ -258,7 +277,7 @@ void pool_read_slots(struct pool *p)
 		size_t n = k->sum.nr_blocks - first < stretch ? k->sum.nr_blocks - first : stretch;
 
 		for (size_t b = 0; b < n; b++) {
-			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, first + b,
+			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, first + b,
 						       rec + b * METADATA_BLOCK, &len);
 			if (r < 0) {
 				encoded = false;
@@ -365,7 +384,7 @@ static int pool_write_current(struct pool *p, unsigned dev, unsigned slot,
 		     i++, n++) {
 			unsigned char *block = buf + n * METADATA_BLOCK;
 
-			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, first + n, block, &len);
+			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, first + n, block, &len);
 			if (r == 0 && first + n == 0)
 				metadata_pool_seal_crc(block, slotsum_total(sum));
 		}
@@ -526,7 +545,7 @@ static int pool_prepare_blocks(struct pool *p, struct pool_prepared *c, size_t b
 		uint32_t blk = c->blocks.blk[j];
 		unsigned char *block = (unsigned char *)c->buf + j * METADATA_BLOCK;
 
-		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, blk, block, &len);
+		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, blk, block, &len);
 		if (r == 0 && next_changed < c->changed.nr && c->changed.blk[next_changed] == blk) {
 			c->sum.crc[blk] = slotsum_of(&c->sum, blk, block);
 			next_changed++;
