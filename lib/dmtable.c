@@ -151,34 +151,106 @@ static int dmtable_add_range(struct dmtable *t, const struct dmtable_dev *dev, u
 	return dmtable_push_merged(t, &tg);
 }
 
-/* A split extent: its home between the pieces out, each piece out from its slot. */
+/* Where piece idx of le's extent now sits: its slot when out, else home (which is at home). */
+static int dmtable_piece_at(const struct extmap *m, const struct piecemap *pm,
+			    const struct dmtable_dev *devs, uint64_t extent_sectors, uint64_t home,
+			    unsigned home_dev, uint32_t container, uint32_t slot, uint32_t idx,
+			    unsigned *dev, uint64_t *offset)
+{
+	uint64_t ps = extent_sectors / pm->pieces_per_extent;
+	const struct piecemap_container *c;
+	int ret;
+
+	if (container == PIECEMAP_NO_CONTAINER) {
+		*dev = home_dev;
+		*offset = home + idx * ps;
+		return 0;
+	}
+	if (container >= pm->nr_containers || slot >= pm->pieces_per_extent)
+		return -EINVAL;
+	c = &pm->containers[container];
+	ret = dmtable_locate(m, devs, extent_sectors, c->dev, c->pe, offset);
+	*dev = c->dev;
+	*offset += slot * ps;
+	return ret;
+}
+
+/* A piece on its way: a mirror from where it is to where it goes. */
+static int dmtable_add_piece_moving(struct dmtable *t, const struct dmtable_dev *devs,
+				    uint64_t start, uint64_t ps, unsigned src_dev, uint64_t src,
+				    unsigned dst_dev, uint64_t dst, uint32_t region_sectors)
+{
+	struct dmtable_target tg = { .start = start, .len = ps };
+
+	if (devs[src_dev].missing || devs[dst_dev].missing || (src_dev == dst_dev && src == dst))
+		return -EINVAL;
+	tg.major = devs[src_dev].major;
+	tg.minor = devs[src_dev].minor;
+	tg.offset = src;
+	tg.mirror_major = devs[dst_dev].major;
+	tg.mirror_minor = devs[dst_dev].minor;
+	tg.mirror_offset = dst;
+	tg.mirror_region = region_sectors < ps ? region_sectors : (uint32_t)ps;
+	return dmtable_push(t, &tg);
+}
+
+/*
+ * A split extent, or one whose pieces move: its home between the pieces
+ * out, each piece out from its slot, each moving piece (moves[], sorted by
+ * piece) as a mirror.
+ */
 static int dmtable_add_split(struct dmtable *t, const struct extmap *m,
 			     const struct piecemap *pm, const struct dmtable_dev *devs,
-			     uint64_t extent_sectors, uint32_t le)
+			     uint64_t extent_sectors, uint32_t le,
+			     const struct dmtable_piece_move *moves, size_t nr_moves,
+			     uint32_t region_sectors)
 {
 	uint64_t ps = extent_sectors / pm->pieces_per_extent;
 	uint64_t start = le * extent_sectors, home;
 	struct extmap_loc loc = extmap_get(m, le);
-	uint32_t first, nr = piecemap_extent(pm, le, &first), next = 0;
+	uint32_t first, nr = piecemap_extent(pm, le, &first), next = 0, i = first;
+	size_t k = 0;
 	int ret;
 
 	if (loc.dev == EXTMAP_NO_DEV)
 		return -EINVAL;
 	ret = dmtable_locate(m, devs, extent_sectors, loc.dev, loc.pe, &home);
-	for (uint32_t i = first; i < first + nr && !ret; i++) {
-		const struct piecemap_piece *p = &pm->pieces[i];
-		const struct piecemap_container *c = &pm->containers[p->container];
-		uint64_t slots;
+	/* The pieces out and the pieces moving, merged in piece order. */
+	while (!ret && (i < first + nr || k < nr_moves)) {
+		const struct piecemap_piece *out = i < first + nr ? &pm->pieces[i] : NULL;
+		const struct dmtable_piece_move *mv = k < nr_moves ? &moves[k] : NULL;
+		uint32_t idx = out && (!mv || out->idx <= mv->idx) ? out->idx : mv->idx;
+		uint32_t container = PIECEMAP_NO_CONTAINER, slot = 0;
+		unsigned dev;
+		uint64_t at;
 
-		if (p->idx > next)
+		if (out && out->idx == idx) {
+			container = out->container;
+			slot = out->slot;
+			i++;
+		}
+		if (idx >= pm->pieces_per_extent)
+			return -EINVAL;
+		if (idx > next)
 			ret = dmtable_add_range(t, &devs[loc.dev], start + next * ps,
-						(p->idx - next) * ps, home + next * ps);
+						(idx - next) * ps, home + next * ps);
 		if (!ret)
-			ret = dmtable_locate(m, devs, extent_sectors, c->dev, c->pe, &slots);
-		if (!ret)
-			ret = dmtable_add_range(t, &devs[c->dev], start + p->idx * ps, ps,
-						slots + p->slot * ps);
-		next = p->idx + 1u;
+			ret = dmtable_piece_at(m, pm, devs, extent_sectors, home, loc.dev,
+					       container, slot, idx, &dev, &at);
+		if (!ret && mv && mv->idx == idx) {
+			unsigned dst_dev;
+			uint64_t dst;
+
+			ret = dmtable_piece_at(m, pm, devs, extent_sectors, home, loc.dev,
+					       mv->container, mv->slot, idx, &dst_dev, &dst);
+			if (!ret)
+				ret = dmtable_add_piece_moving(t, devs, start + idx * ps, ps, dev, at,
+							       dst_dev, dst, region_sectors);
+			k++;
+		} else if (!ret) {
+			ret = dmtable_add_range(t, &devs[dev], start + idx * ps, ps, at);
+		}
+		next = idx + 1u;
 	}
 	if (!ret && next < pm->pieces_per_extent)
 		ret = dmtable_add_range(t, &devs[loc.dev], start + next * ps,
@@ -186,41 +258,89 @@ static int dmtable_add_split(struct dmtable *t, const struct extmap *m,
 	return ret;
 }
 
-/* dmtable_add_still(), but a split extent of pm (may be NULL) by its pieces. */
-static int dmtable_add_still_split(struct dmtable *t, const struct extmap *m,
-				   const struct piecemap *pm, const struct dmtable_dev *devs,
-				   uint64_t extent_sectors, uint32_t le, uint32_t end)
+/*
+ * The whole table, le by le where something is other than the runs say:
+ * extents that move whole, split extents of pm (may be NULL) and extents
+ * whose pieces move; the runs in between a span at a time.
+ */
+static int dmtable_add_all(struct dmtable *t, const struct extmap *m, const struct piecemap *pm,
+			   const struct dmtable_dev *devs, uint64_t extent_sectors,
+			   const struct dmtable_move *moves, size_t nr_moves,
+			   const struct dmtable_piece_move *piece_moves, size_t nr_piece_moves,
+			   uint32_t region_sectors)
 {
-	while (le < end) {
-		uint32_t split = pm ? piecemap_next_split(pm, le) : UINT32_MAX;
-		uint32_t stop = split < end ? split : end;
-		int ret = dmtable_add_still(t, m, devs, extent_sectors, le, stop);
+	uint32_t le = 0;
+	size_t i = 0, j = 0;
 
-		if (!ret && stop < end)
-			ret = dmtable_add_split(t, m, pm, devs, extent_sectors, stop);
+	while (le < m->nr_logical) {
+		uint32_t next = pm ? piecemap_next_split(pm, le) : UINT32_MAX;
+		bool split;
+		int ret;
+
+		if (next > m->nr_logical)
+			next = m->nr_logical;
+		if (i < nr_moves && moves[i].le < next)
+			next = moves[i].le;
+		if (j < nr_piece_moves && piece_moves[j].le < next)
+			next = piece_moves[j].le;
+		ret = dmtable_add_still(t, m, devs, extent_sectors, le, next);
+		if (ret || next == m->nr_logical)
+			return ret;
+		split = (pm && piecemap_extent(pm, next, NULL)) ||
+			(j < nr_piece_moves && piece_moves[j].le == next);
+		if (i < nr_moves && moves[i].le == next) {
+			if (split)
+				return -EINVAL;
+			ret = dmtable_add_moving(t, m, devs, extent_sectors, &moves[i++],
+						 region_sectors);
+		} else {
+			size_t k = j;
+
+			while (k < nr_piece_moves && piece_moves[k].le == next)
+				k++;
+			ret = dmtable_add_split(t, m, pm, devs, extent_sectors, next,
+						piece_moves + j, k - j, region_sectors);
+			j = k;
+		}
 		if (ret)
 			return ret;
-		le = stop + 1;
+		le = next + 1;
 	}
+	return 0;
+}
+
+/* What every build checks of its arguments; region_sectors 0 for a table with no moves. */
+static int dmtable_args_valid(const struct extmap *m, const struct piecemap *pm,
+			      const struct dmtable_dev *devs, uint64_t extent_sectors,
+			      uint32_t region_sectors, bool moving)
+{
+	if (!m || (m->nr_devs && !devs) || !extent_sectors)
+		return -EINVAL;
+	if (pm && (!pm->pieces_per_extent || extent_sectors % pm->pieces_per_extent))
+		return -EINVAL;
+	if (moving && (!region_sectors || (region_sectors & (region_sectors - 1)) ||
+		       extent_sectors % region_sectors))
+		return -EINVAL;
+	if (m->nr_logical > UINT64_MAX / extent_sectors)
+		return -ERANGE;
+	if (pm && pm->nr_pieces && pm->pieces[pm->nr_pieces - 1].le >= m->nr_logical)
+		return -EINVAL;
 	return 0;
 }
 
 int dmtable_build_split(struct dmtable *out, const struct extmap *m, const struct piecemap *pm,
 			const struct dmtable_dev *devs, uint64_t extent_sectors)
 {
+	int ret;
+
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!m || (m->nr_devs && !devs) || !extent_sectors)
-		return -EINVAL;
-	if (pm && (!pm->pieces_per_extent || extent_sectors % pm->pieces_per_extent))
-		return -EINVAL;
-	if (m->nr_logical > UINT64_MAX / extent_sectors)
-		return -ERANGE;
-	if (pm && pm->nr_pieces && pm->pieces[pm->nr_pieces - 1].le >= m->nr_logical)
-		return -EINVAL;
-	return dmtable_settle(out, dmtable_add_still_split(out, m, pm, devs, extent_sectors, 0,
-							   m->nr_logical));
+	ret = dmtable_args_valid(m, pm, devs, extent_sectors, 0, false);
+	if (ret)
+		return ret;
+	return dmtable_settle(out, dmtable_add_all(out, m, pm, devs, extent_sectors, NULL, 0,
+						   NULL, 0, 0));
 }
 
 int dmtable_build(struct dmtable *out, const struct extmap *m,
@@ -229,37 +349,45 @@ int dmtable_build(struct dmtable *out, const struct extmap *m,
 	return dmtable_build_split(out, m, NULL, devs, extent_sectors);
 }
 
-int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
-			 const struct dmtable_dev *devs, uint64_t extent_sectors,
-			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors)
+int dmtable_build_moving_split(struct dmtable *out, const struct extmap *m,
+			       const struct piecemap *pm, const struct dmtable_dev *devs,
+			       uint64_t extent_sectors, const struct dmtable_move *moves,
+			       size_t nr_moves, const struct dmtable_piece_move *piece_moves,
+			       size_t nr_piece_moves, uint32_t region_sectors)
 {
-	uint32_t le = 0;
-	int ret = 0;
+	int ret;
 
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!m || (m->nr_devs && !devs) || !extent_sectors || (nr_moves && !moves) ||
-	    !region_sectors || (region_sectors & (region_sectors - 1)) ||
-	    extent_sectors % region_sectors)
+	ret = dmtable_args_valid(m, pm, devs, extent_sectors, region_sectors, true);
+	if (ret)
+		return ret;
+	if ((nr_moves && !moves) || (nr_piece_moves && (!piece_moves || !pm)))
 		return -EINVAL;
-	if (m->nr_logical > UINT64_MAX / extent_sectors)
-		return -ERANGE;
 	for (size_t i = 1; i < nr_moves; i++)
 		if (moves[i].le <= moves[i - 1].le)
 			return -EINVAL;
 	if (nr_moves && moves[nr_moves - 1].le >= m->nr_logical)
 		return -EINVAL;
-	for (size_t i = 0; i < nr_moves && !ret; i++) {
-		ret = dmtable_add_still(out, m, devs, extent_sectors, le, moves[i].le);
-		if (!ret)
-			ret = dmtable_add_moving(out, m, devs, extent_sectors, &moves[i],
-						 region_sectors);
-		le = moves[i].le + 1;
-	}
-	if (!ret)
-		ret = dmtable_add_still(out, m, devs, extent_sectors, le, m->nr_logical);
-	return dmtable_settle(out, ret);
+	for (size_t i = 1; i < nr_piece_moves; i++)
+		if (piece_moves[i].le < piece_moves[i - 1].le ||
+		    (piece_moves[i].le == piece_moves[i - 1].le &&
+		     piece_moves[i].idx <= piece_moves[i - 1].idx))
+			return -EINVAL;
+	if (nr_piece_moves && piece_moves[nr_piece_moves - 1].le >= m->nr_logical)
+		return -EINVAL;
+	return dmtable_settle(out, dmtable_add_all(out, m, pm, devs, extent_sectors, moves,
+						   nr_moves, piece_moves, nr_piece_moves,
+						   region_sectors));
+}
+
+int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
+			 const struct dmtable_dev *devs, uint64_t extent_sectors,
+			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors)
+{
+	return dmtable_build_moving_split(out, m, NULL, devs, extent_sectors, moves, nr_moves,
+					  NULL, 0, region_sectors);
 }
 
 const char *dmtable_type(const struct dmtable_target *t)

@@ -89,6 +89,30 @@ int dmtable_build_moving(struct dmtable *out, const struct extmap *m,
 			 const struct dmtable_dev *devs, uint64_t extent_sectors,
 			 const struct dmtable_move *moves, size_t nr_moves, uint32_t region_sectors);
 
+/* Where one piece of a split extent moves to: a slot, or home. */
+struct dmtable_piece_move {
+	uint32_t le;
+	uint32_t idx;       /* which piece of le */
+	uint32_t container; /* PIECEMAP_NO_CONTAINER: back to le's home */
+	uint16_t slot;
+};
+
+/*
+ * dmtable_build_moving() of a volume with split extents (pm, which may be
+ * NULL when there are no pieces nor piece moves): each piece of
+ * piece_moves[] (sorted by le then piece, each once) is a mirror from
+ * where it is (its slot, or home) to where it goes, of region
+ * min(region_sectors, piece sectors); the rest as dmtable_build_split().
+ * -EINVAL also for unsorted piece moves, a piece move to where the piece
+ * is or to a slot out of range, a piece move of an extent that moves
+ * whole, or a whole move of a split extent (its pieces go home first).
+ */
+int dmtable_build_moving_split(struct dmtable *out, const struct extmap *m,
+			       const struct piecemap *pm, const struct dmtable_dev *devs,
+			       uint64_t extent_sectors, const struct dmtable_move *moves,
+			       size_t nr_moves, const struct dmtable_piece_move *piece_moves,
+			       size_t nr_piece_moves, uint32_t region_sectors);
+
 /* "linear", "mirror" or "error". */
 const char *dmtable_type(const struct dmtable_target *t);
 

@@ -526,6 +526,21 @@ static void test_random_tables(void)
 }
 
 /*
+ * 4 extents on device 0 in a row, device 1's pe 5 a container of 4 slots
+ * (pieces of EXT / 4), no piece out yet.
+ */
+static void split_pool(struct extmap *m, struct piecemap *pm)
+{
+	CHECK_OK(extmap_init(m, 4));
+	CHECK_OK(extmap_add_dev(m, 8, NULL));
+	CHECK_OK(extmap_add_dev(m, 8, NULL));
+	CHECK_INT(extmap_fill_linear(m, 0), 4);
+	CHECK_OK(piecemap_init(pm, 4));
+	CHECK_OK(extmap_claim(m, 1, 5));
+	CHECK_OK(piecemap_add_container(pm, 1, 5, NULL));
+}
+
+/*
  * Split extents: a piece out is a target from its slot, pieces in a row in
  * the volume and in their container one target, and the home around them
  * continues the extents beside it.
@@ -540,12 +555,7 @@ static void test_split(void)
 	uint32_t c;
 	uint16_t s;
 
-	CHECK_OK(extmap_init(&m, 4));
-	CHECK_OK(extmap_add_dev(&m, 8, NULL));
-	CHECK_OK(extmap_add_dev(&m, 8, NULL));
-	CHECK_INT(extmap_fill_linear(&m, 0), 4);
-	CHECK_OK(piecemap_init(&pm, 4));
-	CHECK_OK(piecemap_add_container(&pm, 1, 5, NULL));
+	split_pool(&m, &pm);
 	/* le 1's pieces 1 and 2 in slots 0 and 1; le 2's last and le 3's first in slots 2 and 3. */
 	const uint32_t where[][2] = { { 1, 1 }, { 1, 2 }, { 2, 3 }, { 3, 0 } };
 	for (unsigned i = 0; i < 4; i++) {
@@ -591,6 +601,160 @@ static void test_split(void)
 	CHECK_UINT(t.nr, 0);
 	piecemap_destroy(&pm);
 	extmap_destroy(&m);
+}
+
+/*
+ * Pieces on their way: a mirror per moving piece from where it is (home or
+ * its slot) to where it goes (a slot or home), the rest as the split table.
+ */
+static void test_split_moving(void)
+{
+	const uint64_t ps = EXT / 4;
+	const uint64_t slots = devs[1].data_start + 5 * (uint64_t)EXT;
+	struct dmtable_piece_move pmv[3] = {
+		{ .le = 1, .idx = 0, .container = 0, .slot = 2 },     /* home -> slot 2 */
+		{ .le = 1, .idx = 2, .container = PIECEMAP_NO_CONTAINER }, /* slot 1 -> home */
+		{ .le = 3, .idx = 0, .container = 0, .slot = 3 },     /* home -> slot 3 */
+	};
+	struct dmtable_move mv = { .le = 2, .dev = 1, .pe = 6 };
+	struct piecemap pm;
+	struct extmap m;
+	struct dmtable t;
+	uint32_t c;
+	uint16_t s;
+
+	split_pool(&m, &pm);
+	for (unsigned i = 1; i <= 2; i++) {
+		CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s));
+		CHECK_OK(piecemap_place(&pm, 1, i, c, s)); /* le 1's pieces 1, 2 in slots 0, 1 */
+	}
+	CHECK_OK(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, &mv, 1, pmv, 3, 1024));
+	CHECK_UINT(t.nr, 8);
+	check_target(&t, 0, 0, EXT, 253, 4, 2048);
+	/* le 1: piece 0 mirrors home -> slot 2, piece 1 stays in slot 0, piece 2 slot 1 -> home. */
+	check_target(&t, 1, EXT, ps, 253, 4, 2048 + EXT);
+	CHECK_UINT(t.t[1].mirror_region, 1024); /* the smaller of the region and the piece */
+	CHECK_UINT(t.t[1].mirror_minor, 16);
+	CHECK_UINT(t.t[1].mirror_offset, slots + 2 * ps);
+	check_target(&t, 2, EXT + ps, ps, 8, 16, slots);
+	CHECK_UINT(t.t[2].mirror_region, 0);
+	check_target(&t, 3, EXT + 2 * ps, ps, 8, 16, slots + ps);
+	CHECK_UINT(t.t[3].mirror_offset, 2048 + EXT + 2 * ps);
+	CHECK_UINT(t.t[3].mirror_major, 253);
+	check_target(&t, 4, EXT + 3 * ps, ps, 253, 4, 2048 + EXT + 3 * ps);
+	/* le 2 moves whole, as before. */
+	check_target(&t, 5, 2 * EXT, EXT, 253, 4, 2048 + 2 * EXT);
+	CHECK_UINT(t.t[5].mirror_region, 1024);
+	check_target(&t, 6, 3 * EXT, ps, 253, 4, 2048 + 3 * EXT);
+	CHECK_UINT(t.t[6].mirror_offset, slots + 3 * ps);
+	check_target(&t, 7, 3 * EXT + ps, 3 * ps, 253, 4, 2048 + 3 * EXT + ps);
+	dmtable_destroy(&t);
+	/* A region larger than a piece: the piece's mirror has one region. */
+	CHECK_OK(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, &mv, 1, pmv, 3, 4096));
+	CHECK_UINT(t.t[1].mirror_region, ps);
+	CHECK_UINT(t.t[5].mirror_region, 4096);
+	dmtable_destroy(&t);
+
+	/* What cannot be a batch's table. */
+	{
+		struct dmtable_piece_move bad = pmv[1];
+		struct dmtable_move whole = { .le = 1, .dev = 1, .pe = 6 };
+
+		bad.idx = 0; /* a piece at home going home */
+		CHECK_INT(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, NULL, 0, &bad, 1, 1024),
+			  -EINVAL);
+		bad = pmv[0];
+		bad.slot = 4;
+		CHECK_INT(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, NULL, 0, &bad, 1, 1024),
+			  -EINVAL);
+		bad.slot = 0; /* in a container that does not exist */
+		bad.container = 1;
+		CHECK_INT(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, NULL, 0, &bad, 1, 1024),
+			  -EINVAL);
+		/* le 1 is split: it cannot move whole. */
+		CHECK_INT(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, &whole, 1, NULL, 0, 1024),
+			  -EINVAL);
+		/* le 2 moves whole and has a piece move. */
+		bad = pmv[0];
+		bad.le = 2;
+		CHECK_INT(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, &mv, 1, &bad, 1, 1024),
+			  -EINVAL);
+		/* Unsorted, and piece moves without a piece map. */
+		struct dmtable_piece_move two[2] = { pmv[2], pmv[0] };
+		CHECK_INT(dmtable_build_moving_split(&t, &m, &pm, devs, EXT, NULL, 0, two, 2, 1024),
+			  -EINVAL);
+		CHECK_INT(dmtable_build_moving_split(&t, &m, NULL, devs, EXT, NULL, 0, pmv, 1, 1024),
+			  -EINVAL);
+		CHECK_UINT(t.nr, 0);
+	}
+	piecemap_destroy(&pm);
+	extmap_destroy(&m);
+}
+
+/*
+ * Piece moves over a random split table: pieces out go home or to another
+ * slot, pieces at home to a slot; every moving piece is a mirror from where
+ * it is to where it goes, every other piece where it was.
+ */
+static void check_random_piece_moves(struct extmap *m, struct piecemap *pm,
+				     const struct dmtable_dev *dv, uint64_t ps)
+{
+	struct dmtable_piece_move mv[40];
+	size_t nr = 0;
+	struct dmtable t;
+
+	for (uint32_t le = (uint32_t)rand() % 7; le < m->nr_logical && nr < 40;
+	     le += 1 + (uint32_t)rand() % 20) {
+		uint32_t idx = (uint32_t)rand() % pm->pieces_per_extent, c;
+		struct extmap_loc loc = extmap_get(m, le);
+		uint16_t s;
+		bool out = piecemap_find(pm, le, idx, &c, &s) == 0;
+
+		if (dv[loc.dev].missing || (out && dv[pm->containers[c].dev].missing))
+			continue;
+		if (out && rand() % 2) {
+			mv[nr++] = (struct dmtable_piece_move){ .le = le, .idx = idx,
+								.container = PIECEMAP_NO_CONTAINER };
+			continue;
+		}
+		if (piecemap_alloc_slot(pm, 1, &c, &s) < 0)
+			continue;
+		mv[nr++] = (struct dmtable_piece_move){ .le = le, .idx = idx, .container = c,
+							.slot = s };
+	}
+	CHECK_OK(dmtable_build_moving_split(&t, m, pm, dv, EXT, NULL, 0, mv, nr, 64));
+	CHECK_UINT(dmtable_size(&t), (uint64_t)m->nr_logical * EXT);
+	size_t k = 0;
+
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct dmtable_target *tg = &t.t[i];
+		uint64_t sector = tg->start, want_src, want_dst;
+		uint32_t le = (uint32_t)(sector / EXT), idx = (uint32_t)(sector % EXT / ps), c;
+		struct extmap_loc loc = extmap_get(m, le);
+		uint16_t s;
+
+		CHECK_UINT(tg->start, i ? t.t[i - 1].start + t.t[i - 1].len : 0);
+		if (!tg->mirror_region)
+			continue;
+		CHECK(k < nr);
+		CHECK_UINT(le, mv[k].le);
+		CHECK_UINT(idx, mv[k].idx);
+		CHECK_UINT(tg->len, ps);
+		CHECK_UINT(tg->mirror_region, 64);
+		want_src = dv[loc.dev].data_start + (uint64_t)loc.pe * EXT + idx * ps;
+		if (piecemap_find(pm, le, idx, &c, &s) == 0)
+			want_src = dv[pm->containers[c].dev].data_start +
+				   (uint64_t)pm->containers[c].pe * EXT + s * ps;
+		want_dst = dv[loc.dev].data_start + (uint64_t)loc.pe * EXT + idx * ps;
+		if (mv[k].container != PIECEMAP_NO_CONTAINER)
+			want_dst = dv[1].data_start + (uint64_t)pm->containers[mv[k].container].pe * EXT +
+				   mv[k].slot * ps;
+		CHECK_UINT(tg->offset, want_src);
+		CHECK_UINT(tg->mirror_offset, want_dst);
+		k++;
+	}
+	CHECK_UINT(k, nr);
+	dmtable_destroy(&t);
 }
 
 /*
@@ -670,6 +834,7 @@ static void check_random_split(unsigned seed)
 	}
 	check_round_trip(&t);
 	dmtable_destroy(&t);
+	check_random_piece_moves(&m, &pm, dv, ps);
 	piecemap_destroy(&pm);
 	extmap_destroy(&m);
 }
@@ -683,6 +848,7 @@ static void test_random_splits(void)
 int main(void)
 {
 	test_split();
+	test_split_moving();
 	test_random_splits();
 	test_random_tables();
 	test_moving();
