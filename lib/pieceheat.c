@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "pieceheat.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piecemap.h"
+
+/* As heat.c: past 40 half-lives of growth, weights are brought back to scale 1. */
+#define PIECEHEAT_SCALE_MAX 1099511627776.0
+
+int pieceheat_init(struct pieceheat *ph, uint32_t pieces_per_extent, uint32_t max_extents)
+{
+	if (!ph)
+		return -EINVAL;
+	memset(ph, 0, sizeof(*ph));
+	if (pieces_per_extent < 2 || pieces_per_extent > PIECEMAP_MAX_PIECES_PER_EXTENT ||
+	    (pieces_per_extent & (pieces_per_extent - 1)) || !max_extents)
+		return -EINVAL;
+	ph->v = calloc(max_extents, sizeof(*ph->v));
+	if (!ph->v)
+		return -ENOMEM;
+	ph->pieces_per_extent = pieces_per_extent;
+	ph->max_extents = max_extents;
+	ph->scale = 1.0;
+	return 0;
+}
+
+void pieceheat_destroy(struct pieceheat *ph)
+{
+	if (!ph)
+		return;
+	for (uint32_t i = 0; i < ph->nr; i++)
+		free(ph->v[i].w);
+	free(ph->v);
+	memset(ph, 0, sizeof(*ph));
+}
+
+/* Every weight divided by the scale, which becomes 1: exact enough, and rare. */
+static void pieceheat_rescale(struct pieceheat *ph, double decay)
+{
+	double factor = decay / ph->scale;
+
+	for (uint32_t i = 0; i < ph->nr; i++) {
+		struct pieceheat_extent *e = &ph->v[i];
+		double total = 0;
+
+		for (uint32_t k = 0; k < ph->pieces_per_extent; k++) {
+			e->w[k] = (float)(e->w[k] * factor);
+			total += e->w[k];
+		}
+		e->total = (float)total;
+	}
+	ph->scale = 1.0;
+}
+
+int pieceheat_sample_begin(struct pieceheat *ph, const struct heat_params *p, uint64_t now_ns)
+{
+	double decay;
+
+	if (!ph || !ph->v || heat_params_valid(p) < 0 || !now_ns || now_ns < ph->last_sample_ns)
+		return -EINVAL;
+	decay = ph->last_sample_ns ? heat_decay_factor(p, now_ns - ph->last_sample_ns) : 1.0;
+	if (!(ph->scale < PIECEHEAT_SCALE_MAX * decay))
+		pieceheat_rescale(ph, decay);
+	else
+		ph->scale /= decay;
+	ph->last_sample_ns = now_ns;
+	return 0;
+}
+
+/* Where le is in v[], or where it would go. */
+static uint32_t pieceheat_search(const struct pieceheat *ph, uint32_t le)
+{
+	uint32_t lo = 0, hi = ph->nr;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ph->v[mid].le < le)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct pieceheat_extent *pieceheat_find(const struct pieceheat *ph, uint32_t le)
+{
+	uint32_t at = ph && ph->v ? pieceheat_search(ph, le) : 0;
+
+	return ph && ph->v && at < ph->nr && ph->v[at].le == le ? &ph->v[at] : NULL;
+}
+
+static void pieceheat_remove_at(struct pieceheat *ph, uint32_t at)
+{
+	free(ph->v[at].w);
+	memmove(&ph->v[at], &ph->v[at + 1], (size_t)(ph->nr - at - 1) * sizeof(*ph->v));
+	ph->nr--;
+}
+
+/* The watched extent with the least weight: the one a newcomer may replace. */
+static uint32_t pieceheat_coldest(const struct pieceheat *ph)
+{
+	uint32_t coldest = 0;
+
+	for (uint32_t i = 1; i < ph->nr; i++)
+		if (ph->v[i].total < ph->v[coldest].total)
+			coldest = i;
+	return coldest;
+}
+
+int pieceheat_apply(struct pieceheat *ph, const struct heat_params *p, uint32_t le,
+		    const struct statsparse_area *a)
+{
+	uint32_t ppe, at;
+	double sum = 0;
+	struct pieceheat_extent *e;
+	float *w = NULL;
+
+	if (!ph || !ph->v || !a || heat_params_valid(p) < 0)
+		return -EINVAL;
+	ppe = ph->pieces_per_extent;
+	for (uint32_t k = 0; k < ppe; k++)
+		sum += heat_score(p, &a[k]);
+	if (sum <= 0)
+		return 0;
+	at = pieceheat_search(ph, le);
+	if (at == ph->nr || ph->v[at].le != le) {
+		w = calloc(ppe, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		if (ph->nr == ph->max_extents) {
+			uint32_t coldest = pieceheat_coldest(ph);
+
+			if (!(ph->v[coldest].total < sum * ph->scale)) {
+				free(w);
+				ph->dropped++;
+				return 0;
+			}
+			pieceheat_remove_at(ph, coldest);
+			at = pieceheat_search(ph, le);
+		}
+		memmove(&ph->v[at + 1], &ph->v[at], (size_t)(ph->nr - at) * sizeof(*ph->v));
+		ph->v[at] = (struct pieceheat_extent){ .le = le, .w = w };
+		ph->nr++;
+	}
+	e = &ph->v[at];
+	for (uint32_t k = 0; k < ppe; k++)
+		e->w[k] += (float)(heat_score(p, &a[k]) * ph->scale);
+	e->total += (float)(sum * ph->scale);
+	return 0;
+}
+
+int pieceheat_forget(struct pieceheat *ph, uint32_t le)
+{
+	if (!pieceheat_find(ph, le))
+		return ph ? -ENOENT : -EINVAL;
+	pieceheat_remove_at(ph, pieceheat_search(ph, le));
+	return 0;
+}
+
+int pieceheat_known(const struct pieceheat *ph, uint32_t le)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+
+	return e && e->total > 0;
+}
+
+double pieceheat_share(const struct pieceheat *ph, uint32_t le, uint32_t idx)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+	double share;
+
+	if (!e || !(e->total > 0) || idx >= ph->pieces_per_extent)
+		return 0;
+	/* Float sums round: a share is never above 1. */
+	share = e->w[idx] / (double)e->total;
+	return share < 1 ? share : 1;
+}
+
+uint32_t pieceheat_hottest(const struct pieceheat *ph, uint32_t le, uint32_t n, uint32_t *idx,
+			   double *share)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+	uint32_t nr = 0;
+
+	if (!e || !(e->total > 0) || !idx)
+		return 0;
+	/* Insertion into the n best so far: n is a batch's worth of pieces, small. */
+	for (uint32_t k = 0; k < ph->pieces_per_extent; k++) {
+		uint32_t at = nr;
+
+		if (!(e->w[k] > 0))
+			continue;
+		while (at > 0 && e->w[idx[at - 1]] < e->w[k])
+			at--;
+		if (at >= n)
+			continue;
+		if (nr < n)
+			nr++;
+		memmove(&idx[at + 1], &idx[at], (size_t)(nr - 1 - at) * sizeof(*idx));
+		idx[at] = k;
+	}
+	for (uint32_t i = 0; share && i < nr; i++)
+		share[i] = pieceheat_share(ph, le, idx[i]);
+	return nr;
+}
+
+uint64_t pieceheat_bytes(const struct pieceheat *ph)
+{
+	return (uint64_t)ph->max_extents * sizeof(*ph->v) +
+	       (uint64_t)ph->nr * ph->pieces_per_extent * sizeof(float);
+}

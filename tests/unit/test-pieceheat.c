@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "pieceheat.h"
+
+#define PPE 16u
+#define SEC UINT64_C(1000000000)
+
+static struct heat_params params;
+
+/* n reads of 4 KiB on piece idx, unmerged: random I/O. */
+static void reads(struct statsparse_area *a, uint32_t idx, uint32_t n)
+{
+	a[idx].reads += n;
+	a[idx].sectors_read += 8ull * n;
+}
+
+static void test_init(void)
+{
+	struct pieceheat ph;
+
+	CHECK_INT(pieceheat_init(&ph, 3, 10), -EINVAL);
+	CHECK_INT(pieceheat_init(&ph, 1, 10), -EINVAL);
+	CHECK_INT(pieceheat_init(&ph, 16, 0), -EINVAL);
+	CHECK_INT(pieceheat_init(NULL, 16, 1), -EINVAL);
+	CHECK_OK(pieceheat_init(&ph, 16, 1));
+	CHECK_INT(pieceheat_known(&ph, 0), 0);
+	CHECK(pieceheat_share(&ph, 0, 0) == 0);
+	CHECK_INT(pieceheat_forget(&ph, 0), -ENOENT);
+	CHECK_INT(pieceheat_sample_begin(&ph, &params, 0), -EINVAL);
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, 10 * SEC));
+	CHECK_INT(pieceheat_sample_begin(&ph, &params, 9 * SEC), -EINVAL);
+	pieceheat_destroy(&ph);
+	pieceheat_destroy(&ph);
+	pieceheat_destroy(NULL);
+}
+
+/* Where the reads went, in shares; the hottest pieces first, ties by lower index. */
+static void test_shares(void)
+{
+	struct statsparse_area a[PPE] = { 0 };
+	uint32_t idx[4];
+	double share[4];
+	struct pieceheat ph;
+
+	CHECK_OK(pieceheat_init(&ph, PPE, 8));
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, SEC));
+	CHECK_OK(pieceheat_apply(&ph, &params, 7, a)); /* no I/O: not watched */
+	CHECK_INT(pieceheat_known(&ph, 7), 0);
+	CHECK_UINT(ph.nr, 0);
+	reads(a, 3, 60);
+	reads(a, 9, 20);
+	reads(a, 12, 20);
+	CHECK_OK(pieceheat_apply(&ph, &params, 7, a));
+	CHECK_INT(pieceheat_known(&ph, 7), 1);
+	CHECK_NEAR(pieceheat_share(&ph, 7, 3), 0.6, 1e-6);
+	CHECK_NEAR(pieceheat_share(&ph, 7, 9), 0.2, 1e-6);
+	CHECK(pieceheat_share(&ph, 7, 0) == 0);
+	CHECK(pieceheat_share(&ph, 7, PPE) == 0);
+	CHECK(pieceheat_share(&ph, 8, 3) == 0);
+	CHECK_UINT(pieceheat_hottest(&ph, 7, 4, idx, share), 3);
+	CHECK_UINT(idx[0], 3);
+	CHECK_UINT(idx[1], 9);
+	CHECK_UINT(idx[2], 12);
+	CHECK_NEAR(share[0], 0.6, 1e-6);
+	CHECK_UINT(pieceheat_hottest(&ph, 7, 2, idx, NULL), 2);
+	CHECK_UINT(idx[1], 9);
+	CHECK_UINT(pieceheat_hottest(&ph, 8, 2, idx, NULL), 0);
+
+	/* A stream of merged reads over every piece barely shifts the shares. */
+	memset(a, 0, sizeof(a));
+	for (uint32_t k = 0; k < PPE; k++) {
+		a[k].reads = 100;
+		a[k].reads_merged = 100;
+		a[k].sectors_read = 100 * 32;
+	}
+	CHECK_OK(pieceheat_apply(&ph, &params, 7, a));
+	CHECK(pieceheat_share(&ph, 7, 3) > 0.4);
+	CHECK_OK(pieceheat_forget(&ph, 7));
+	CHECK_INT(pieceheat_known(&ph, 7), 0);
+	pieceheat_destroy(&ph);
+}
+
+/* Older weight decays with the half-life: what came a half-life ago counts half. */
+static void test_decay(void)
+{
+	struct statsparse_area a[PPE] = { 0 }, b[PPE] = { 0 };
+	struct pieceheat ph;
+	uint64_t t = SEC;
+
+	CHECK_OK(pieceheat_init(&ph, PPE, 4));
+	reads(a, 1, 100);
+	reads(b, 2, 100);
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, t));
+	CHECK_OK(pieceheat_apply(&ph, &params, 5, a));
+	t += (uint64_t)params.half_life_s * SEC;
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, t));
+	CHECK_OK(pieceheat_apply(&ph, &params, 5, b));
+	CHECK_NEAR(pieceheat_share(&ph, 5, 1), 1.0 / 3, 1e-6);
+	CHECK_NEAR(pieceheat_share(&ph, 5, 2), 2.0 / 3, 1e-6);
+
+	/* A hundred half-lives later the scale was brought back, and shares held. */
+	for (int i = 0; i < 100; i++) {
+		t += (uint64_t)params.half_life_s * SEC;
+		CHECK_OK(pieceheat_sample_begin(&ph, &params, t));
+	}
+	CHECK(ph.scale < 1e13);
+	CHECK_NEAR(pieceheat_share(&ph, 5, 2), 2.0 / 3, 1e-3);
+	CHECK_OK(pieceheat_apply(&ph, &params, 5, a));
+	CHECK(pieceheat_share(&ph, 5, 1) > 0.999);
+	pieceheat_destroy(&ph);
+}
+
+/* At max_extents, the least weight gives way to more; less is dropped and counted. */
+static void test_room(void)
+{
+	struct statsparse_area a[PPE] = { 0 };
+	struct pieceheat ph;
+
+	CHECK_OK(pieceheat_init(&ph, PPE, 2));
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, SEC));
+	reads(a, 0, 10);
+	CHECK_OK(pieceheat_apply(&ph, &params, 30, a));
+	reads(a, 0, 10);
+	CHECK_OK(pieceheat_apply(&ph, &params, 10, a)); /* 20 */
+	memset(a, 0, sizeof(a));
+	reads(a, 4, 5);
+	CHECK_OK(pieceheat_apply(&ph, &params, 20, a)); /* 5: less than either */
+	CHECK_UINT(ph.dropped, 1);
+	CHECK_INT(pieceheat_known(&ph, 20), 0);
+	reads(a, 4, 10);
+	CHECK_OK(pieceheat_apply(&ph, &params, 20, a)); /* 15: more than le 30's 10 */
+	CHECK_INT(pieceheat_known(&ph, 30), 0);
+	CHECK_INT(pieceheat_known(&ph, 20), 1);
+	CHECK_INT(pieceheat_known(&ph, 10), 1);
+	CHECK_UINT(ph.v[0].le, 10);
+	CHECK_UINT(ph.v[1].le, 20);
+	/* Watched extents take more without asking for room. */
+	CHECK_OK(pieceheat_apply(&ph, &params, 10, a));
+	CHECK_UINT(ph.nr, 2);
+	CHECK(pieceheat_bytes(&ph) >= 2 * PPE * sizeof(float));
+	pieceheat_destroy(&ph);
+}
+
+int main(void)
+{
+	heat_params_default(&params);
+	test_init();
+	test_shares();
+	test_decay();
+	test_room();
+	return 0;
+}
