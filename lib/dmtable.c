@@ -171,7 +171,8 @@ static int dmtable_piece_at(const struct extmap *m, const struct piecemap *pm,
 	c = &pm->containers[container];
 	ret = dmtable_locate(m, devs, extent_sectors, c->dev, c->pe, offset);
 	*dev = c->dev;
-	*offset += slot * ps;
+	if (!ret)
+		*offset += slot * ps;
 	return ret;
 }
 
@@ -309,6 +310,12 @@ static int dmtable_add_all(struct dmtable *t, const struct extmap *m, const stru
 	return 0;
 }
 
+/* A piece map that is zeroed (decoded from a slot without pieces) has none: as NULL. */
+static const struct piecemap *dmtable_pieces(const struct piecemap *pm)
+{
+	return pm && (pm->pieces_per_extent || pm->nr_pieces || pm->nr_containers) ? pm : NULL;
+}
+
 /* What every build checks of its arguments; region_sectors 0 for a table with no moves. */
 static int dmtable_args_valid(const struct extmap *m, const struct piecemap *pm,
 			      const struct dmtable_dev *devs, uint64_t extent_sectors,
@@ -336,6 +343,7 @@ int dmtable_build_split(struct dmtable *out, const struct extmap *m, const struc
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	pm = dmtable_pieces(pm);
 	ret = dmtable_args_valid(m, pm, devs, extent_sectors, 0, false);
 	if (ret)
 		return ret;
@@ -360,6 +368,7 @@ int dmtable_build_moving_split(struct dmtable *out, const struct extmap *m,
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	pm = dmtable_pieces(pm);
 	ret = dmtable_args_valid(m, pm, devs, extent_sectors, region_sectors, true);
 	if (ret)
 		return ret;

@@ -70,7 +70,8 @@ int dmtable_build(struct dmtable *out, const struct extmap *m,
  * dmtable_build() of a volume with split extents: each piece out in pm
  * (extent_sectors / pm->pieces_per_extent sectors) maps to its slot, the
  * rest of a split extent to its home; pieces next to each other in the
- * volume and in a container make one target.  pm NULL: dmtable_build().
+ * volume and in a container make one target.  pm NULL or zeroed (as
+ * decoded from a slot without pieces): dmtable_build().
  * -EINVAL also for pieces_per_extent not dividing extent_sectors, a piece
  * of an le out of the map or unmapped, or a container out of its device.
  */
@@ -106,6 +107,8 @@ struct dmtable_piece_move {
  * -EINVAL also for unsorted piece moves, a piece move to where the piece
  * is or to a slot out of range, a piece move of an extent that moves
  * whole, or a whole move of a split extent (its pieces go home first).
+ * A destination slot is one piecemap_alloc_slot() reserved, so no other
+ * piece is in it or goes to it: that is not checked here.
  */
 int dmtable_build_moving_split(struct dmtable *out, const struct extmap *m,
 			       const struct piecemap *pm, const struct dmtable_dev *devs,

@@ -292,7 +292,10 @@ static int metadata_unseal(const unsigned char *buf, size_t len, uint32_t max_ve
 	if (crc != metadata_get_le(buf + METADATA_CRC_OFFSET, 4))
 		return -EBADMSG;
 	version = (uint32_t)metadata_get_le(buf + METADATA_MAGIC_BYTES, 4);
-	if (version < METADATA_VERSION || version > max_version)
+	/* No tierd ever wrote a version 0: not a record from the future, a broken one. */
+	if (version < METADATA_VERSION)
+		return -EUCLEAN;
+	if (version > max_version)
 		return -EPROTONOSUPPORT;
 	return 0;
 }
@@ -458,10 +461,18 @@ static bool metadata_has_pieces(const struct piecemap *pm)
 
 size_t metadata_pieces_bytes(const struct piecemap *pm)
 {
+	uint64_t bytes;
+
 	if (!metadata_has_pieces(pm))
 		return 0;
-	return METADATA_PIECES_HEADER + (size_t)pm->nr_containers * METADATA_CONTAINER_BYTES +
-	       (size_t)pm->nr_pieces * METADATA_PIECE_BYTES;
+	bytes = METADATA_PIECES_HEADER + (uint64_t)pm->nr_containers * METADATA_CONTAINER_BYTES +
+		(uint64_t)pm->nr_pieces * METADATA_PIECE_BYTES;
+#if SIZE_MAX < UINT64_MAX
+	/* As metadata_pool_bytes(), and so that the two added cannot wrap either. */
+	if (bytes > SIZE_MAX / 2)
+		return SIZE_MAX / 2;
+#endif
+	return (size_t)bytes;
 }
 
 static bool metadata_piece_size_valid(uint64_t extent_size, uint32_t pieces_per_extent)
@@ -514,14 +525,17 @@ static size_t metadata_pieces_record(const struct piecemap *pm, const struct ext
 	} else if (r <= nr_c) {
 		struct piecemap_container pc = pm->containers[r - 1];
 
-		if (pc.dev >= m->nr_devs || pc.pe >= m->nr_pe[pc.dev])
+		/* Its pe held used, as decode will claim it; a mapped one is not seen here. */
+		if (pc.dev >= m->nr_devs || pc.pe >= m->nr_pe[pc.dev] ||
+		    !bitset_test(&m->used[pc.dev], pc.pe))
 			return 0;
 		*off = METADATA_PIECES_HEADER + (size_t)(r - 1) * METADATA_CONTAINER_BYTES;
 		metadata_container_fields(&c, &pc.dev, &pc.pe);
 	} else {
 		struct piecemap_piece p = pm->pieces[r - 1 - nr_c];
 
-		if (p.le >= m->nr_logical || p.container >= nr_c)
+		if (p.le >= m->nr_logical || extmap_get(m, p.le).dev == EXTMAP_NO_DEV ||
+		    p.idx >= ppe || p.slot >= ppe || p.container >= nr_c)
 			return 0;
 		*off = METADATA_PIECES_HEADER + (size_t)nr_c * METADATA_CONTAINER_BYTES +
 		       (size_t)(r - 1 - nr_c) * METADATA_PIECE_BYTES;
@@ -735,9 +749,10 @@ static int metadata_pieces_decode(struct metadata_codec *c, const struct metadat
 		uint32_t pe = 0;
 
 		metadata_container_fields(c, &dev, &pe);
+		/* The claim refuses a pe mapped, out of range or a container already. */
 		r = extmap_claim(m, dev, pe);
 		if (!r)
-			r = piecemap_add_container(pm, dev, pe, NULL);
+			r = piecemap_append_container(pm, dev, pe, NULL);
 		if (r && r != -ENOMEM)
 			r = -EUCLEAN;
 	}

@@ -166,9 +166,11 @@ size_t metadata_pieces_bytes(const struct piecemap *pm);
  * would reject: generation 0, bad name, sizes or tier, a device's extents
  * past its end, unknown flags) or if m's devices, their nr_pe or its
  * entries disagree with p->devs, or if pm's piece size is not one decode
- * takes or its containers or pieces point out of m.  A pe mapped twice is
- * not detected here (that needs extmap_check() and piecemap_check());
- * decode rejects it.
+ * takes, a container's pe is out of m or not used in it, or a piece is of
+ * an unmapped extent or out of range.  A pe mapped twice, or mapped and a
+ * container, is not detected here (the map has no reverse index:
+ * extmap_check() and piecemap_check() keep what they can); decode rejects
+ * it.
  */
 int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m,
 			 const struct piecemap *pm, void *buf, size_t cap);
@@ -179,8 +181,9 @@ int metadata_pool_encode(const struct metadata_pool *p, const struct extmap *m,
  * that block 0's crc field is left zero: the crc is of the whole record,
  * summed by the caller (crc32c_append over the blocks' sums, block 0's
  * taken with the field zero) and stored with metadata_pool_seal_crc().
- * *len is the record's bytes in the block. -EINVAL as encode, or for a
- * block past the record.
+ * *len is the record's bytes in the block. -EINVAL as encode for what the
+ * block holds (an entry or piece in another block is not looked at), or
+ * for a block past the record.
  */
 int metadata_pool_encode_block(const struct metadata_pool *p, const struct extmap *m,
 			       const struct piecemap *pm, size_t blk, void *block, size_t *len);

@@ -54,7 +54,7 @@ void piecemap_destroy(struct piecemap *pm)
 
 uint32_t piecemap_container_at(const struct piecemap *pm, uint16_t dev, uint32_t pe)
 {
-	for (uint32_t i = 0; i < pm->nr_containers; i++)
+	for (uint32_t i = 0; pm && i < pm->nr_containers; i++)
 		if (pm->containers[i].dev == dev && pm->containers[i].pe == pe)
 			return i;
 	return PIECEMAP_NO_CONTAINER;
@@ -62,12 +62,17 @@ uint32_t piecemap_container_at(const struct piecemap *pm, uint16_t dev, uint32_t
 
 int piecemap_add_container(struct piecemap *pm, uint16_t dev, uint32_t pe, uint32_t *index)
 {
+	if (pm && piecemap_container_at(pm, dev, pe) != PIECEMAP_NO_CONTAINER)
+		return -EEXIST;
+	return piecemap_append_container(pm, dev, pe, index);
+}
+
+int piecemap_append_container(struct piecemap *pm, uint16_t dev, uint32_t pe, uint32_t *index)
+{
 	struct piecemap_container c = { .dev = dev, .pe = pe };
 
 	if (!pm || !pm->pieces_per_extent)
 		return -EINVAL;
-	if (piecemap_container_at(pm, dev, pe) != PIECEMAP_NO_CONTAINER)
-		return -EEXIST;
 	if (pm->nr_containers == PIECEMAP_NO_CONTAINER - 1)
 		return -ENOSPC;
 	if (pm->nr_containers == pm->containers_cap) {
@@ -255,7 +260,15 @@ int piecemap_return(struct piecemap *pm, uint32_t le, uint32_t idx)
 
 uint32_t piecemap_extent(const struct piecemap *pm, uint32_t le, uint32_t *first)
 {
-	uint32_t at = piecemap_search(pm, le, 0), end = at;
+	uint32_t at, end;
+
+	if (!pm) {
+		if (first)
+			*first = 0;
+		return 0;
+	}
+	at = piecemap_search(pm, le, 0);
+	end = at;
 
 	while (end < pm->nr_pieces && pm->pieces[end].le == le)
 		end++;
@@ -266,7 +279,11 @@ uint32_t piecemap_extent(const struct piecemap *pm, uint32_t le, uint32_t *first
 
 uint32_t piecemap_next_split(const struct piecemap *pm, uint32_t le)
 {
-	uint32_t at = piecemap_search(pm, le, 0);
+	uint32_t at;
+
+	if (!pm)
+		return UINT32_MAX;
+	at = piecemap_search(pm, le, 0);
 
 	return at < pm->nr_pieces ? pm->pieces[at].le : UINT32_MAX;
 }
@@ -274,8 +291,11 @@ uint32_t piecemap_next_split(const struct piecemap *pm, uint32_t le)
 int piecemap_find(const struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t *container,
 		  uint16_t *slot)
 {
-	uint32_t at = piecemap_search(pm, le, idx);
+	uint32_t at;
 
+	if (!pm)
+		return -EINVAL;
+	at = piecemap_search(pm, le, idx);
 	if (!piecemap_is_at(pm, at, le, idx))
 		return -ENOENT;
 	if (container)
@@ -287,6 +307,8 @@ int piecemap_find(const struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t
 
 uint64_t piecemap_bytes(const struct piecemap *pm)
 {
+	if (!pm)
+		return 0;
 	return (uint64_t)pm->pieces_cap * sizeof(*pm->pieces) +
 	       (uint64_t)pm->containers_cap * sizeof(*pm->containers) +
 	       (uint64_t)pm->nr_containers * piecemap_words(pm) * sizeof(uint64_t);
@@ -299,14 +321,44 @@ static int piecemap_fail(uint32_t *bad, uint32_t at)
 	return -EUCLEAN;
 }
 
+static int container_cmp(const void *a, const void *b)
+{
+	const struct piecemap_container *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->pe < y->pe ? -1 : x->pe > y->pe;
+}
+
+/* Whether a container appears twice: a sorted copy, so a decoder's thousands cost n log n. */
+static int piecemap_containers_unique(const struct piecemap *pm)
+{
+	struct piecemap_container *sorted;
+	int ret = 1;
+
+	if (pm->nr_containers < 2)
+		return 1;
+	sorted = malloc((size_t)pm->nr_containers * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, pm->containers, (size_t)pm->nr_containers * sizeof(*sorted));
+	qsort(sorted, pm->nr_containers, sizeof(*sorted), container_cmp);
+	for (uint32_t i = 1; i < pm->nr_containers && ret; i++)
+		ret = container_cmp(&sorted[i - 1], &sorted[i]) != 0;
+	free(sorted);
+	return ret;
+}
+
 int piecemap_check(const struct piecemap *pm, uint32_t *bad)
 {
 	uint64_t *seen;
 	uint32_t words;
 	int ret = 0;
 
-	if (!pm || !pm->pieces_per_extent)
+	if (!pm)
 		return -EINVAL;
+	if (!pm->pieces_per_extent)
+		return pm->nr_pieces || pm->nr_containers ? piecemap_fail(bad, UINT32_MAX) : 0;
 	words = piecemap_words(pm);
 	for (uint32_t i = 0; i < pm->nr_containers; i++) {
 		const struct piecemap_container *c = &pm->containers[i];
@@ -320,10 +372,11 @@ int piecemap_check(const struct piecemap *pm, uint32_t *bad)
 			return piecemap_fail(bad, UINT32_MAX);
 		if (n != c->nr_used)
 			return piecemap_fail(bad, UINT32_MAX);
-		for (uint32_t j = 0; j < i; j++)
-			if (pm->containers[j].dev == c->dev && pm->containers[j].pe == c->pe)
-				return piecemap_fail(bad, UINT32_MAX);
 	}
+	ret = piecemap_containers_unique(pm);
+	if (ret <= 0)
+		return ret < 0 ? ret : piecemap_fail(bad, UINT32_MAX);
+	ret = 0;
 	seen = calloc((size_t)pm->nr_containers * words + 1, sizeof(*seen));
 	if (!seen)
 		return -ENOMEM;

@@ -65,10 +65,17 @@ void piecemap_destroy(struct piecemap *pm);
 
 /*
  * Give pe of dev over to pieces, all its slots free; its index in *index
- * (may be NULL).  -EEXIST when dev:pe is a container already.  The caller
- * holds pe used in the extent map first.
+ * (may be NULL).  -EEXIST when dev:pe is a container already (a look at
+ * each), -ENOSPC past PIECEMAP_NO_CONTAINER - 1 containers, -ENOMEM.  The
+ * caller holds pe used in the extent map first.
  */
 int piecemap_add_container(struct piecemap *pm, uint16_t dev, uint32_t pe, uint32_t *index);
+/*
+ * The same without looking for dev:pe among the containers: for a decoder
+ * that claimed pe in the extent map just before (extmap_claim() refuses a
+ * pe claimed twice), so that thousands of containers cost no n^2.
+ */
+int piecemap_append_container(struct piecemap *pm, uint16_t dev, uint32_t pe, uint32_t *index);
 /*
  * Take container index back (its pe is the extent map's again): only when
  * none of its slots is used (-EBUSY).  The containers after it take the
@@ -96,7 +103,8 @@ int piecemap_release_slot(struct piecemap *pm, uint32_t container, uint16_t slot
  * reserved (-ENOENT when the slot is free; a slot another piece holds is
  * not detected here, piecemap_check() finds it): the in-memory step that
  * commits a piece's move.  A piece that was out elsewhere frees its old
- * slot.  -ENOMEM leaves the map as it was; a piece already out never needs
+ * slot.  -EINVAL out of range or for the slot the piece is in already.
+ * -ENOMEM leaves the map as it was; a piece already out never needs
  * memory to move again.
  */
 int piecemap_place(struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t container,
@@ -104,7 +112,8 @@ int piecemap_place(struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t cont
 /*
  * Room for extra more pieces out, so that as many piecemap_place() calls
  * of pieces now home cannot fail for want of memory (a commit makes them
- * while the volume is suspended).  0 or -ENOMEM.
+ * while the volume is suspended).  0, -ENOMEM, -ENOSPC past UINT32_MAX
+ * pieces, -EINVAL for NULL.
  */
 int piecemap_reserve(struct piecemap *pm, uint32_t extra);
 /* Piece idx of le is home again and its slot free.  -ENOENT when it is home already. */
@@ -112,7 +121,9 @@ int piecemap_return(struct piecemap *pm, uint32_t le, uint32_t idx);
 
 /*
  * The pieces of le that are out: pm->pieces[*first, *first + return), by
- * piece.  0 when le is not split (*first is then where its pieces would go).
+ * piece.  0 when le is not split (*first is then where its pieces would go)
+ * and for a NULL map.  The queries below take a NULL map as one without
+ * pieces too (piecemap_find() then says -EINVAL).
  */
 uint32_t piecemap_extent(const struct piecemap *pm, uint32_t le, uint32_t *first);
 /* The first split extent at or after le, or UINT32_MAX. */
@@ -129,7 +140,8 @@ uint64_t piecemap_bytes(const struct piecemap *pm);
  * and slot in range, every slot held by one piece at most and marked used,
  * no container twice, counters agree with the bitmaps.  0 or -EUCLEAN with
  * *bad (may be NULL) the first bad piece's index into pm->pieces, or
- * UINT32_MAX when the fault is in a container.  -ENOMEM.
+ * UINT32_MAX when the fault is in a container.  A zeroed map (no piece
+ * size) is consistent when it has nothing.  -ENOMEM; -EINVAL for NULL.
  */
 int piecemap_check(const struct piecemap *pm, uint32_t *bad);
 

@@ -81,6 +81,10 @@ static void fuzz_slot(const uint8_t *data, size_t size, int sealed, uint32_t ver
 	FUZZ_ASSERT(back_pm.nr_pieces == pm.nr_pieces && back_pm.nr_containers == pm.nr_containers);
 	FUZZ_ASSERT(!pm.nr_pieces ||
 		    !memcmp(back_pm.pieces, pm.pieces, pm.nr_pieces * sizeof(*pm.pieces)));
+	for (uint32_t i = 0; i < pm.nr_containers; i++)
+		FUZZ_ASSERT(back_pm.containers[i].dev == pm.containers[i].dev &&
+			    back_pm.containers[i].pe == pm.containers[i].pe &&
+			    back_pm.containers[i].nr_used == pm.containers[i].nr_used);
 	extmap_destroy(&m);
 	extmap_destroy(&back_m);
 	piecemap_destroy(&pm);

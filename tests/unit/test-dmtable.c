@@ -573,10 +573,19 @@ static void test_split(void)
 	check_round_trip(&t);
 	dmtable_destroy(&t);
 
-	/* Without pieces, or with none out, the plain table. */
+	/* Without pieces (NULL, or zeroed as decoded from a slot without), the plain table. */
 	CHECK_OK(dmtable_build_split(&t, &m, NULL, devs, EXT));
 	CHECK_UINT(t.nr, 1);
 	dmtable_destroy(&t);
+	{
+		struct piecemap zeroed = { 0 };
+
+		CHECK_OK(dmtable_build_split(&t, &m, &zeroed, devs, EXT));
+		CHECK_UINT(t.nr, 1);
+		dmtable_destroy(&t);
+		zeroed.nr_containers = 1; /* no piece size, yet something in it */
+		CHECK_INT(dmtable_build_split(&t, &m, &zeroed, devs, EXT), -EINVAL);
+	}
 
 	/* A missing container device: its pieces fail rather than read other data. */
 	{

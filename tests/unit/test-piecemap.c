@@ -25,6 +25,17 @@ static void test_init(void)
 	piecemap_destroy(&pm);
 	piecemap_destroy(&pm);
 	piecemap_destroy(NULL);
+	/* Zeroed: no pieces, consistent; the queries take NULL as empty. */
+	CHECK_OK(piecemap_check(&pm, NULL));
+	pm.nr_pieces = 1;
+	CHECK_INT(piecemap_check(&pm, NULL), -EUCLEAN);
+	memset(&pm, 0, sizeof(pm));
+	CHECK_INT(piecemap_check(NULL, NULL), -EINVAL);
+	CHECK_UINT(piecemap_next_split(NULL, 0), UINT32_MAX);
+	CHECK_UINT(piecemap_extent(NULL, 0, NULL), 0);
+	CHECK_INT(piecemap_find(NULL, 0, 0, NULL, NULL), -EINVAL);
+	CHECK_UINT(piecemap_container_at(NULL, 0, 0), PIECEMAP_NO_CONTAINER);
+	CHECK_UINT(piecemap_bytes(NULL), 0);
 }
 
 static void test_slots_and_pieces(void)

@@ -238,11 +238,11 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degr
 	if (!p)
 		goto out;
 	r = pool_read_slot(fd[best_dev], &sb[best_dev], best_slot, &best, &p->sp.meta, &p->sp.map);
-	if (r == -EPROTONOSUPPORT) {
+	if (r < 0 && best) {
 		r = errbuf_fail(r, err, err_len,
-				"pool %s: its newest metadata (generation %" PRIu64 " on %s) is of a"
-				" format this tierd cannot use: import it with the tierd that wrote it",
-				sb[0].pool_name, best, paths[best_dev]);
+				"pool %s: its newest metadata (generation %" PRIu64 " on %s) %s%s",
+				sb[0].pool_name, best, paths[best_dev], pool_slot_error(r),
+				r == -EPROTONOSUPPORT ? ": import it with the tierd that wrote it" : "");
 		goto out;
 	}
 	if (r < 0 || best == 0) {

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -355,6 +356,10 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	if (best == p->sp.meta.generation && p->slot_is_map[best_dev][best_slot])
 		return 0;
 	r = pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map);
+	if (r < 0 && gen == best)
+		return pool_fail(p, r, err, err_len,
+				 "its newest metadata (generation %" PRIu64 " on %s) %s", best,
+				 p->sp.paths[best_dev], pool_slot_error(r));
 	if (r < 0 || gen != best)
 		return pool_fail(p, r < 0 ? r : -EIO, err, err_len, "cannot re-read metadata on %s",
 				 p->sp.paths[best_dev]);

@@ -44,7 +44,8 @@ int pool_read_sb(int fd, struct metadata_sb *sb)
  * decode it (m initialised on success). A record that is intact but that
  * this tierd cannot use (a newer format, or pieces of split extents, whose
  * table it does not build yet) still gives its generation, so that an older
- * one is never taken for the newest, and -EPROTONOSUPPORT.
+ * one is never taken for the newest, and -EPROTONOSUPPORT; so does one that
+ * could not be decoded for want of memory, with -ENOMEM.
  */
 static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		     struct metadata_pool *p, struct extmap *m)
@@ -82,7 +83,7 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 			goto out;
 	}
 	r = metadata_pool_decode(&tmp_p, &tmp_m, &tmp_pm, buf, len);
-	if (r == -EPROTONOSUPPORT && !memcmp((unsigned char *)buf + METADATA_POOL_UUID_OFFSET,
+	if ((r == -EPROTONOSUPPORT || r == -ENOMEM) && !memcmp((unsigned char *)buf + METADATA_POOL_UUID_OFFSET,
 					     sb->pool_uuid, 16)) {
 		*gen = peek_gen;
 		goto out;
@@ -112,6 +113,11 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 out:
 	free(buf);
 	return r;
+}
+
+const char *pool_slot_error(int r)
+{
+	return r == -EPROTONOSUPPORT ? "is of a format this tierd cannot use" : strerror(-r);
 }
 
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,

@@ -159,9 +159,12 @@ int pool_load_table(struct pool *p, int create, char *err, size_t err_len);
 int pool_read_sb(int fd, struct metadata_sb *sb);
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
 		   struct metadata_pool *p, struct extmap *m);
+/* What a failed pool_read_slot() of the newest generation means to the user. */
+const char *pool_slot_error(int r);
 /*
- * Every open device's slot generations (0: nothing valid), and what is
- * known of their bytes against the map (struct pool_known).
+ * Every open device's slot generations (0: nothing valid; a slot this tierd
+ * cannot use still gives its generation, see read_slot in ondisk.c), and
+ * what is known of their bytes against the map (struct pool_known).
  */
 void pool_read_slots(struct pool *p);
 int pool_flush_devices(struct pool *p, char *err, size_t err_len);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A pool whose newest metadata this tierd cannot use (a version 2 slot with
-# pieces of split extents, whose table it does not build) is refused on
-# import with a message that says so, rather than imported from the older
-# generation in the other slot: that one maps extents to where they were
+# pieces of split extents, whose table it does not build) is refused at
+# activation and on import with a message that says so, rather than
+# activated or imported from the older generation in the other slot: that one maps extents to where they were
 # before the last commit, so its data would be stale. With the slots put
 # back, the same devices import and read back what was written.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
@@ -22,7 +22,6 @@ tierctl_ok extent move tank 0 4 --tier ssd >/dev/null
 step "the newest slot of each device rewritten as version 2 with a piece"
 tierd_stop TERM
 dmsetup remove tank
-rm -rf "$TIERD_STATE"
 for d in "$hdd" "$ssd"; do
 	dd if="$d" of="/tmp/head-$(basename "$d")" bs=1M count=8 status=none
 done
@@ -76,6 +75,16 @@ for dev in sys.argv[1:]:
 PY
 $python /tmp/pieces.py "$hdd" "$ssd" || fail "rewriting the slots failed"
 sync
+
+step "activation from the state refuses the pool the same way"
+: >/tmp/tierd.log
+tierd_start
+wait_until 20 "the refusal in the log" grep -q "format this tierd cannot use" /tmp/tierd.log
+grep "format this tierd cannot use" /tmp/tierd.log
+[ ! -e $vol ] || fail "$vol exists after the refused activation"
+assert_eq "pool state" inactive "$(pool_field tank .state)"
+tierd_stop TERM
+rm -rf "$TIERD_STATE"
 
 step "import refuses the pool, and does not fall back to the older generation"
 tierd_start
