@@ -209,6 +209,37 @@ uint32_t pieceheat_hottest(const struct pieceheat *ph, uint32_t le, uint32_t n, 
 	return nr;
 }
 
+static int heavier_first(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+uint32_t pieceheat_pieces_for(const struct pieceheat *ph, uint32_t le, double share)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+	double want, sum = 0;
+	uint32_t n = 0;
+	float *w;
+
+	if (!e || !(e->total > 0) || !(share > 0))
+		return 0;
+	w = malloc((size_t)ph->pieces_per_extent * sizeof(*w));
+	if (!w)
+		return 0;
+	memcpy(w, e->w, (size_t)ph->pieces_per_extent * sizeof(*w));
+	qsort(w, ph->pieces_per_extent, sizeof(*w), heavier_first);
+	/* The sum of the floats, not e->total: rounding must not leave the last piece out. */
+	for (uint32_t k = 0; k < ph->pieces_per_extent; k++)
+		sum += w[k];
+	want = (share < 1 ? share : 1) * sum;
+	for (sum = 0; n < ph->pieces_per_extent && sum < want; n++)
+		sum += w[n];
+	free(w);
+	return n;
+}
+
 uint64_t pieceheat_bytes(const struct pieceheat *ph)
 {
 	return (uint64_t)ph->max_extents * sizeof(*ph->v) +

@@ -87,6 +87,12 @@ double pieceheat_share(const struct pieceheat *ph, uint32_t le, uint32_t idx);
  */
 uint32_t pieceheat_hottest(const struct pieceheat *ph, uint32_t le, uint32_t n, uint32_t *idx,
 			   double *share);
+/*
+ * The fewest pieces of le that hold share (0 < share <= 1) of its weight:
+ * how finely its I/O is spread.  A few for hot blocks scattered in cold
+ * data, most of them for a scan or uniform I/O.  0 when le is not known.
+ */
+uint32_t pieceheat_pieces_for(const struct pieceheat *ph, uint32_t le, double share);
 /* Memory held. */
 uint64_t pieceheat_bytes(const struct pieceheat *ph);
 

@@ -16,7 +16,10 @@ cli_run_fn heatcmd_run;
 			"List the extents of pool NAME by descending heat: a decayed count of\n" \
 			"small random I/Os, which large and sequential I/O adds little to (see\n" \
 			"docs/heat.md).  TIER is where the extent lies now; READS and WRITES\n"   \
-			"count the I/Os since tierd started keeping its heat.\n",               \
+			"count the I/Os since tierd started keeping its heat.  With tierd's\n"  \
+			"piece-heat setting, 90% IN is how few of the extent's 16 KiB pieces\n" \
+			"took 90% of its I/O (\"2 of 256\": hot blocks in cold data); \"-\"\n" \
+			"where pieces are not watched.\n",                                      \
 		.options = "      --top N             show the N hottest extents (default 20)\n", \
 		.examples = "  tierctl heat tank\n"                                          \
 			    "  tierctl heat tank --top 100 --json\n",                       \

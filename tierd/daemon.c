@@ -276,6 +276,7 @@ static int daemon_open_pools(struct daemon *d)
 	pools_set_heat_budget(d->methods.pools, d->s.heat_kernel_memory);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
 	pools_set_table_targets(d->methods.pools, d->s.table_targets);
+	pools_set_piece_heat(d->methods.pools, d->s.piece_heat);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
 	pools_activate_all(d->methods.pools, d->s.activate_degraded && !d->s.device_timeout);
 	d->waiting = pools_waiting(d->methods.pools);

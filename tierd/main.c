@@ -82,6 +82,12 @@ static void usage(FILE *out)
 		"                               time of every table swap; a move that would\n"
 		"                               pass it waits (moves that add none go on),\n"
 		"                               and tiering runs plan only moves that fit\n"
+		"      --piece-heat             also watch how each extent's I/O spreads over its\n"
+		"                               16 KiB pieces, where the heat budget has room\n"
+		"                               for an area per piece of the whole volume:\n"
+		"                               'tierctl heat' then says how few pieces hold\n"
+		"                               90%% of an extent's I/O (heat.md); a region\n"
+		"                               more for every I/O to count; default off\n"
 		"      --activate-degraded      activate a pool still missing a device after\n"
 		"                               --device-timeout: its extents read and write as\n"
 		"                               I/O errors, the rest as usual (pools.md);\n"
@@ -152,7 +158,7 @@ static const char *const setting_options[] = {
 	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
 	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
 	"socket-group", "heat-kernel-memory", "table-targets",
-	"verify-moves", "activate-degraded",
+	"verify-moves", "activate-degraded", "piece-heat",
 };
 
 int main(int argc, char **argv)
@@ -180,7 +186,8 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < ARRAY_SIZE(setting_options); i++) {
 		bool is_flag = strcmp(setting_options[i], "verify-moves") == 0 ||
-			       strcmp(setting_options[i], "activate-degraded") == 0;
+			       strcmp(setting_options[i], "activate-degraded") == 0 ||
+			       strcmp(setting_options[i], "piece-heat") == 0;
 
 		options[6 + i] = (struct option){ setting_options[i],
 						  is_flag ? no_argument : required_argument, NULL,

@@ -54,6 +54,7 @@ static const struct setting table[] = {
 	/* Above some 524,288 libdevmapper can no longer read the table back (docs/scale.md). */
 	{ "table-targets", SETTING_UINT, AT(table_targets), 64, 524288, true },
 	{ "verify-moves", SETTING_BOOL, AT(verify_moves), .reloadable = true },
+	{ "piece-heat", SETTING_BOOL, AT(piece_heat) },
 	{ "activate-degraded", SETTING_BOOL, AT(activate_degraded), .reloadable = true },
 	{ "verbose", SETTING_BOOL, AT(verbose), .reloadable = true },
 };

@@ -27,6 +27,7 @@ struct settings {
 	uint64_t heat_kernel_memory; /* bytes all pools' dm-stats may take; 0: the default */
 	unsigned table_targets;   /* the most targets a move may leave a volume's table */
 	bool verify_moves;
+	bool piece_heat;          /* watch how extents' I/O spreads over 16 KiB pieces */
 	bool activate_degraded;   /* after device_timeout, activate with a device missing */
 	bool verbose;
 };

@@ -69,6 +69,12 @@ static void test_shares(void)
 	CHECK_UINT(pieceheat_hottest(&ph, 7, 2, idx, NULL), 2);
 	CHECK_UINT(idx[1], 9);
 	CHECK_UINT(pieceheat_hottest(&ph, 8, 2, idx, NULL), 0);
+	/* 60 + 20 + 20: one piece holds half, two 80%, three all of it. */
+	CHECK_UINT(pieceheat_pieces_for(&ph, 7, 0.5), 1);
+	CHECK_UINT(pieceheat_pieces_for(&ph, 7, 0.8), 2);
+	CHECK_UINT(pieceheat_pieces_for(&ph, 7, 0.9), 3);
+	CHECK_UINT(pieceheat_pieces_for(&ph, 7, 1.0), 3);
+	CHECK_UINT(pieceheat_pieces_for(&ph, 8, 0.9), 0);
 
 	/* A stream of merged reads over every piece barely shifts the shares. */
 	memset(a, 0, sizeof(a));
@@ -79,6 +85,13 @@ static void test_shares(void)
 	}
 	CHECK_OK(pieceheat_apply(&ph, &params, 7, a));
 	CHECK(pieceheat_share(&ph, 7, 3) > 0.4);
+	CHECK_UINT(pieceheat_pieces_for(&ph, 7, 0.9), 3);
+	/* Random 4 KiB reads spread evenly: nine in ten pieces for nine tenths. */
+	memset(a, 0, sizeof(a));
+	for (uint32_t k = 0; k < PPE; k++)
+		reads(a, k, 10);
+	CHECK_OK(pieceheat_apply(&ph, &params, 9, a));
+	CHECK_UINT(pieceheat_pieces_for(&ph, 9, 0.9), 15); /* 14.4 pieces' worth: 15 */
 	CHECK_OK(pieceheat_forget(&ph, 7));
 	CHECK_INT(pieceheat_known(&ph, 7), 0);
 	pieceheat_destroy(&ph);

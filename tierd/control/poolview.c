@@ -123,6 +123,7 @@ static json_object *heat_status_json(const struct pool_heat_report *h)
 	add_u64(o, "kernel_limit_bytes", h->limit_bytes);
 	add_u64(o, "table_bytes", h->table_bytes);
 	add_u64(o, "sample_areas", h->sample_areas);
+	add_u64(o, "piece_areas", h->piece_areas);
 	add_u64(o, "half_life_seconds", h->half_life_s);
 	if (!h->enabled && h->reason[0])
 		json_object_object_add(o, "reason", json_object_new_string(h->reason));
@@ -222,6 +223,15 @@ json_object *poolview_heat_json(const struct pool *p, uint32_t top)
 		json_object_object_add(o, "heat", rpc_json_number(v[i].heat));
 		add_u64(o, "reads", v[i].reads);
 		add_u64(o, "writes", v[i].writes);
+		if (v[i].pieces) {
+			json_object *pieces = json_object_new_object();
+
+			add_u64(pieces, "piece_bytes", extent_size / v[i].pieces);
+			add_u64(pieces, "count", v[i].pieces);
+			if (v[i].pieces_for_90)
+				add_u64(pieces, "holding_90_percent", v[i].pieces_for_90);
+			json_object_object_add(o, "pieces", pieces);
+		}
 		json_object_array_add(a, o);
 	}
 	free(v);

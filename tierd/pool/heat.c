@@ -22,6 +22,8 @@
  */
 #define POOL_SAMPLE_CHUNK 65536u
 #define POOL_NO_REGION UINT64_MAX
+/* The piece whose heat the piece-heat setting watches (docs/heat.md). */
+#define POOL_PIECE_BYTES 16384u
 /*
  * Areas of the heat region (extents, or zones) per area of the guard: an
  * idle volume's sample reads 1/64 of the areas it would, for 1/64 more
@@ -63,6 +65,11 @@ void pool_heat_stop(struct pool *p)
 	p->zone_share = p->zone_heat = NULL;
 	p->nr_fine = p->zone_samples = p->zone_choices = 0;
 	p->heat_kernel_bytes = p->heat_reserved_bytes = 0;
+	pieceheat_destroy(&p->pieces);
+	free(p->piece_sample);
+	p->piece_sample = NULL;
+	p->piece_region = POOL_NO_REGION;
+	p->piece_areas = 0;
 }
 
 static uint64_t pool_zone_sectors(const struct pool *p)
@@ -191,6 +198,52 @@ static int pool_zones_start(struct pool *p)
  * other pools allows it, else zones (lib/zone.h); when not even those fit,
  * heat stays off and pool show says why.
  */
+/*
+ * With the piece-heat setting: a region with an area per piece over the
+ * whole volume, beside the one with an area per extent, when the pool is at
+ * full resolution and avail (the budget left) holds it. Without room it is
+ * only logged: extent heat is what tiering needs.
+ */
+static void pool_pieces_start(struct pool *p, uint64_t avail)
+{
+	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes;
+	uint32_t nr = p->sp.map.nr_logical, ppe = (uint32_t)(es / ps);
+	char need[SIZE_FORMAT_MAX], left[SIZE_FORMAT_MAX];
+	int r;
+
+	if (!p->ps->piece_heat || p->zone_kind || !nr)
+		return;
+	bytes = (uint64_t)nr * ppe * iostats_kernel_bytes_per_area();
+	if ((uint64_t)nr * ppe > UINT32_MAX || p->heat_reserved_bytes > avail ||
+	    bytes > avail - p->heat_reserved_bytes) {
+		log_pool_info(p->sp.meta.name, "no heat of pieces: an area per 16 KiB of the volume"
+			      " needs %s of kernel memory, the heat budget leaves %s",
+			      size_format(bytes, need, sizeof(need)),
+			      size_format(avail > p->heat_reserved_bytes ?
+						  avail - p->heat_reserved_bytes : 0,
+					  left, sizeof(left)));
+		return;
+	}
+	p->piece_sample = malloc((size_t)ppe * sizeof(*p->piece_sample));
+	r = p->piece_sample ? pieceheat_init(&p->pieces, ppe, nr) : -ENOMEM;
+	if (r == 0)
+		r = iostats_region_create(p->sp.meta.name, 0, (uint64_t)nr * es, ps,
+					  &p->piece_region);
+	if (r < 0) {
+		pieceheat_destroy(&p->pieces);
+		free(p->piece_sample);
+		p->piece_sample = NULL;
+		p->piece_region = POOL_NO_REGION;
+		log_pool_warn(p->sp.meta.name, "no heat of pieces: %s", dmctl_error_text(r));
+		return;
+	}
+	p->piece_areas = nr * ppe;
+	p->heat_kernel_bytes += bytes;
+	p->heat_reserved_bytes += bytes;
+	log_pool_info(p->sp.meta.name, "heat of 16 KiB pieces too: %u areas, %s of kernel memory",
+		      p->piece_areas, size_format(bytes, need, sizeof(need)));
+}
+
 void pool_heat_start(struct pool *p)
 {
 	uint32_t nr = p->sp.map.nr_logical;
@@ -255,6 +308,7 @@ void pool_heat_start(struct pool *p)
 			      p->zones.zone_extents, p->zones.nr_zones, p->zones.max_fine,
 			      size_format(p->heat_reserved_bytes, need, sizeof(need)));
 	}
+	pool_pieces_start(p, avail);
 	p->heat_on = 1;
 }
 
@@ -387,6 +441,24 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *e
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
 	pool_count_io(p, p->sample, first, nr);
+	/*
+	 * An extent's pieces only where its own area had I/O: both regions count
+	 * the same bios, so the others' pieces have none to read or clear.
+	 */
+	for (uint32_t i = 0; p->pieces.v && i < nr; i++) {
+		uint32_t ppe = p->pieces.pieces_per_extent;
+
+		if (!(p->sample[i].reads | p->sample[i].writes))
+			continue;
+		r = pool_read_areas(p, p->piece_region, (first + i) * ppe, ppe,
+				    POOL_PIECE_BYTES / SECTOR, p->piece_sample, err, err_len);
+		if (r < 0)
+			return r;
+		p->sample_areas += ppe;
+		r = pieceheat_apply(&p->pieces, &p->ps->heat, first + i, p->piece_sample);
+		if (r < 0)
+			return pool_fail(p, r, err, err_len, "heat of pieces: %s", strerror(-r));
+	}
 	return 0;
 }
 
@@ -451,6 +523,11 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 		p->heat.last_sample_ns = now_ns; /* the clock went back: no decay this time */
 	/* The whole table decays now: parts applied before an error must not decay twice. */
 	r = heat_sample_begin(&p->heat, &p->ps->heat, now_ns);
+	if (r == 0 && p->pieces.v) {
+		if (p->pieces.last_sample_ns > now_ns)
+			p->pieces.last_sample_ns = now_ns;
+		r = pieceheat_sample_begin(&p->pieces, &p->ps->heat, now_ns);
+	}
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "heat update failed: %s", strerror(-r));
 	p->sample_areas = 0;
@@ -578,6 +655,8 @@ int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **o
 			.heat = heat_value(&p->heat, le),
 			.reads = e->reads,
 			.writes = e->writes,
+			.pieces = p->pieces.v ? p->pieces.pieces_per_extent : 0,
+			.pieces_for_90 = pieceheat_pieces_for(&p->pieces, le, 0.9),
 		};
 	}
 	*out = v;

@@ -17,6 +17,7 @@
 #include "errbuf.h"
 #include "extmap.h"
 #include "heat.h"
+#include "pieceheat.h"
 #include "slotsum.h"
 #include "zone.h"
 #include "metadata.h"
@@ -94,6 +95,15 @@ struct pool {
 	uint32_t guard_areas;
 	struct statsparse_area *guard;
 	uint32_t sample_areas; /* areas the last sample read, of every region */
+	/*
+	 * Pieces (lib/pieceheat.h): with the piece-heat setting, a region with an
+	 * area of POOL_PIECE_BYTES over the whole volume, when the pool is at
+	 * full resolution and the budget has room; pieces.v is NULL otherwise.
+	 */
+	uint64_t piece_region;
+	uint32_t piece_areas;
+	struct pieceheat pieces;
+	struct statsparse_area *piece_sample; /* one extent's pieces, reused */
 	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
 	int64_t io_minute;
 	uint32_t heat_flushed; /* the chunked flush has stored extents below this */
@@ -135,6 +145,7 @@ struct pools {
 	struct heat_params heat;
 	uint64_t heat_budget; /* dm-stats memory of all pools; 0: the default */
 	bool verify; /* compare every copy with its source before committing it */
+	bool piece_heat; /* watch pieces' heat where the budget has room (the piece-heat setting) */
 	uint32_t table_targets; /* the most targets a move may leave a table; 0: no limit */
 	pools_forget_fn forget;
 	void *forget_ctx;

@@ -133,6 +133,7 @@ struct pool_heat_report {
 	uint64_t kernel_bytes, limit_bytes;
 	uint64_t table_bytes;             /* tierd's own memory for the pool's heat */
 	uint32_t sample_areas;            /* dm-stats areas the last sample read */
+	uint32_t piece_areas;             /* of areas, those of pieces (piece-heat setting) */
 	uint64_t half_life_s;
 	const char *reason;               /* why heat is off, "" when on or not known */
 };
@@ -199,6 +200,8 @@ uint64_t pools_heat_budget(const struct pools *ps);
 void pools_set_verify(struct pools *ps, bool verify);
 /* The most targets a move may leave a volume's table (0: no limit); see lib/batch.h. */
 void pools_set_table_targets(struct pools *ps, uint32_t max);
+/* Watch pieces' heat too (the piece-heat setting) in pools whose heat starts from now on. */
+void pools_set_piece_heat(struct pools *ps, bool on);
 uint32_t pool_table_targets_max(const struct pool *p);
 /*
  * The linear targets of the volume's table with every device present: a walk
@@ -218,6 +221,11 @@ struct pool_hot_extent {
 	int tier; /* enum metadata_tier, -1 where the extent is not mapped */
 	float heat;
 	uint64_t reads, writes;
+	/*
+	 * With pieces watched (the piece-heat setting): its pieces, and the
+	 * fewest of them that took 90% of its I/O (0: none seen yet); else 0, 0.
+	 */
+	uint32_t pieces, pieces_for_90;
 };
 
 /* The top extents by heat, hottest first, only those with any (free *out). */

@@ -198,6 +198,11 @@ void pools_set_verify(struct pools *ps, bool verify)
 	ps->verify = verify;
 }
 
+void pools_set_piece_heat(struct pools *ps, bool on)
+{
+	ps->piece_heat = on;
+}
+
 void pools_set_table_targets(struct pools *ps, uint32_t max)
 {
 	ps->table_targets = max;

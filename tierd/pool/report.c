@@ -50,6 +50,7 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 			.limit_bytes = p->heat_limit_bytes,
 			.table_bytes = heat_table_bytes(&p->heat),
 			.sample_areas = p->heat_on ? p->sample_areas : 0,
+			.piece_areas = p->heat_on ? p->piece_areas : 0,
 			.half_life_s = (uint64_t)p->ps->heat.half_life_s,
 			.reason = p->heat_on ? "" : p->heat_off,
 		},

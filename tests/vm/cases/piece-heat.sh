@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tierd --piece-heat: a dm-stats region with an area per 16 KiB piece beside
+# the one per extent, and what it tells. Random 4 KiB reads on two blocks of
+# one extent put 90% of its I/O in one or two pieces; random 4 KiB reads over
+# a whole extent need most of its 256. Without the setting no such region is
+# made and no piece is reported.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+hdd=$(vm_loop_create 160M)
+E=$((4 << 20))
+P=16384
+
+step "a pool with pieces watched"
+tierd_start --sample-interval 1 --piece-heat
+tierctl_ok pool create tank --hdd "$hdd" >/dev/null
+vol=/dev/mapper/tank
+extents=$(pool_field tank .total_extents)
+guard=$(((extents + 63) / 64))
+assert_eq "piece areas" $((extents * 256)) "$(pool_field tank .heat.piece_areas)"
+assert_eq "areas: an extent each, the guard's, a piece each" \
+	$((extents + guard + extents * 256)) "$(pool_field tank .heat.areas)"
+assert_eq "kernel memory of them all" \
+	$(((extents + guard + extents * 256) * $(pool_field tank .heat.area_kernel_bytes))) \
+	"$(pool_field tank .heat.kernel_bytes)"
+assert_eq "regions of tierd's" 3 "$(dmsetup message tank 0 "@stats_list tierd" | wc -l)"
+
+step "hot blocks in one extent, random reads over another"
+# Extent 5: two 4 KiB blocks, in pieces 10 and 200, read 150 times each.
+for i in $(seq 150); do
+	dd if=$vol of=/dev/null bs=4096 count=1 skip=$(((5 * E + 10 * P) / 4096)) iflag=direct status=none
+	dd if=$vol of=/dev/null bs=4096 count=1 skip=$(((5 * E + 200 * P + 8192) / 4096)) iflag=direct status=none
+done
+fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$((9 * E)) \
+	--size=$E --number_ios=2000 --randrepeat=0 --output=/dev/null
+held() { "$TIERCTL" heat tank --top 10 --json | jq -r ".heat.extents[] | select(.extent == $1) | .pieces.holding_90_percent // empty"; }
+seen() { [ -n "$(held 5)" ] && [ -n "$(held 9)" ]; }
+wait_until 30 "the pieces of extents 5 and 9 in the heat" seen
+"$TIERCTL" heat tank --top 5
+json_save heat heat tank --top 10
+n5=$(held 5) n9=$(held 9)
+[ "$n5" -ge 1 ] && [ "$n5" -le 2 ] || fail "extent 5: 90% of its I/O in $n5 pieces, not 1 or 2"
+[ "$n9" -ge 180 ] || fail "extent 9: 90% of its random reads in $n9 pieces, fewer than 180 of 256"
+echo "ok: 90% of the I/O in $n5 pieces of extent 5, in $n9 of extent 9"
+assert_eq "piece size in the reply" $P "$("$TIERCTL" heat tank --top 1 --json | jq '.heat.extents[0].pieces.piece_bytes')"
+"$TIERCTL" heat tank --top 10 | grep -qE "^ *5 .* (1|2) of 256 *$" ||
+	fail "tierctl heat does not show extent 5's pieces"
+json_save pool pool show tank
+json_check
+
+step "without --piece-heat: no region of pieces, nothing reported"
+tierd_stop TERM
+tierd_start --sample-interval 1
+assert_eq "piece areas" 0 "$(pool_field tank .heat.piece_areas)"
+assert_eq "regions of tierd's" 2 "$(dmsetup message tank 0 "@stats_list tierd" | wc -l)"
+dd if=$vol of=/dev/null bs=4096 count=1 skip=$(((5 * E + 10 * P) / 4096)) iflag=direct status=none
+wait_until 30 "extent 5 in the heat" sh -c "'$TIERCTL' heat tank --top 3 --json | jq -e '.heat.extents[] | select(.extent == 5)' >/dev/null"
+assert_eq "pieces in the reply" "" "$("$TIERCTL" heat tank --top 10 --json | jq -r '.heat.extents[] | .pieces // empty')"
+"$TIERCTL" heat tank --top 3 | grep -qE " - *$" || fail "tierctl heat shows no '-' without pieces"
+tierd_stop TERM
+echo "piece-heat: ok"
