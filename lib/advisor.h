@@ -26,6 +26,15 @@ struct advisor {
 	double *pin_sum;        /* [i]: heat of the i hottest SSD pins, 0..nr_pins */
 	double *candidate_sum;  /* [i]: heat of the i hottest candidates, 0..nr_candidates */
 	double headroom;        /* the policy's share of the SSD kept free */
+	/*
+	 * With pieces (advisor_add_pieces): the candidates' heat in runs of
+	 * pieces of equal heat, hottest first, and prefix sums over them.
+	 */
+	uint32_t pieces_per_extent;     /* 0: whole extents only */
+	size_t nr_runs;
+	double *run_heat;               /* [i]: heat of one piece of run i */
+	uint64_t *run_pieces_sum;       /* [i]: pieces of runs before i, 0..nr_runs */
+	double *run_heat_sum;           /* [i]: heat of runs before i, 0..nr_runs */
 };
 
 /*
@@ -43,6 +52,31 @@ uint64_t advisor_slots(const struct advisor *a, uint64_t capacity);
 
 /* Share of the heat (0..1) an SSD tier with capacity extents for data would hold. */
 double advisor_share(const struct advisor *a, uint64_t capacity);
+
+/*
+ * How a candidate's heat divides among its pieces: out[0..pieces_per_extent)
+ * gets shares that add up to 1, and the function returns 1; or it returns 0
+ * where that is not known, and the heat is taken as even.  i indexes the
+ * ext[] advisor_init() had.
+ */
+typedef int advisor_shares_fn(void *ctx, uint32_t i, double *out);
+/*
+ * The what-if of placement finer than an extent (docs/design.md, "Placement
+ * finer than an extent"): after advisor_init() with the same ext[], the
+ * candidates' room on the SSD goes to the hottest pieces of
+ * 1/pieces_per_extent of an extent, not to whole extents, each piece its
+ * extent's heat times its share; pins stay whole.  A whole extent is all
+ * its pieces, so the share at any size is at least advisor_share()'s.  The
+ * table's limit is left out: the answer is the bound pieces could reach.
+ * 0, -EINVAL (pieces_per_extent not a power of two from 2, ext[] with
+ * another count of candidates than init's, shares NULL) or -ENOMEM (then
+ * advisor_share_pieces() may answer for whole extents only).
+ */
+int advisor_add_pieces(struct advisor *a, const struct planner_extent *ext, uint32_t nr,
+		       const struct policy *policy, uint32_t pieces_per_extent,
+		       advisor_shares_fn *shares, void *ctx);
+/* advisor_share() with pieces; without advisor_add_pieces(), advisor_share(). */
+double advisor_share_pieces(const struct advisor *a, uint64_t capacity);
 
 /*
  * The smallest capacity that holds every pin and every candidate: the

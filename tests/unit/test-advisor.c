@@ -211,8 +211,96 @@ static void test_list_is_enough(void)
 	}
 }
 
+/* Shares for test_pieces: extent 0's heat in piece 0 (90%) and 1; the others unknown. */
+static int two_pieces(void *ctx, uint32_t i, double *out)
+{
+	(void)ctx;
+	if (i != 0)
+		return 0;
+	out[0] = 0.9;
+	out[1] = 0.1;
+	out[2] = out[3] = 0;
+	return 1;
+}
+
+/* Random shares: a few hot pieces over a cold rest, or unknown. */
+static int random_pieces(void *ctx, uint32_t i, double *out)
+{
+	uint32_t *seed = ctx, ppe = 16, hot = 1 + i % 3;
+	double sum = 0;
+
+	*seed = *seed * 1103515245u + 12345u;
+	if (*seed >> 28 < 4)
+		return 0;
+	for (uint32_t k = 0; k < ppe; k++) {
+		out[k] = k < hot ? 10.0 + k : 0.1 * (k % 2);
+		sum += out[k];
+	}
+	for (uint32_t k = 0; k < ppe; k++)
+		out[k] /= sum;
+	return 1;
+}
+
+/*
+ * Pieces: the room for candidates goes to their hottest pieces, pins stay
+ * whole, and no size does worse than whole extents.
+ */
+static void test_pieces(void)
+{
+	struct planner_extent *e = extents(4);
+	struct policy pol;
+	struct advisor a;
+	uint32_t seed = 7;
+
+	policy_default(&pol);
+	pol.ssd_headroom = 0;
+	e[0].heat = 100;
+	e[1].heat = 60;
+	e[2].heat = 20;
+	e[3].heat = 5;
+	e[3].pin = PLANNER_SSD;
+	CHECK_OK(advisor_init(&a, e, 4, &pol));
+	NEAR(advisor_share_pieces(&a, 2), advisor_share(&a, 2)); /* none added: whole */
+	CHECK_INT(advisor_add_pieces(&a, e, 2, &pol, 4, two_pieces, NULL), -EINVAL);
+	CHECK_INT(advisor_add_pieces(&a, e, 4, &pol, 3, two_pieces, NULL), -EINVAL);
+	CHECK_INT(advisor_add_pieces(&a, e, 4, &pol, 4, NULL, NULL), -EINVAL);
+	CHECK_OK(advisor_add_pieces(&a, e, 4, &pol, 4, two_pieces, NULL));
+	/* One extent: the pin. Two: the pin, then 4 pieces: 90, 15, 15, 15. */
+	NEAR(advisor_share_pieces(&a, 1), 5 / 185.0);
+	NEAR(advisor_share(&a, 2), 105 / 185.0);
+	NEAR(advisor_share_pieces(&a, 2), (5 + 90 + 45) / 185.0);
+	/* Three: 90, 15 x 4, 10, 5 x 2 (extent 2's even 5s). */
+	NEAR(advisor_share_pieces(&a, 3), (5 + 90 + 60 + 10 + 10) / 185.0);
+	NEAR(advisor_share_pieces(&a, 4), 185 / 185.0);
+	NEAR(advisor_share_pieces(&a, 100), 1);
+	NEAR(advisor_share_pieces(&a, 0), 0);
+	advisor_destroy(&a);
+	free(e);
+
+	/* Random pools: pieces never do worse than whole extents, and grow with the size. */
+	e = extents(300);
+	for (uint32_t i = 0; i < 300; i++) {
+		e[i].heat = (float)(1 + (i * 37) % 101);
+		e[i].pin = i % 50 == 0 ? PLANNER_SSD : PLANNER_NONE;
+	}
+	pol.ssd_headroom = 0.1;
+	CHECK_OK(advisor_init(&a, e, 300, &pol));
+	CHECK_OK(advisor_add_pieces(&a, e, 300, &pol, 16, random_pieces, &seed));
+	for (uint64_t c = 0, was = 0; c <= 320; c++) {
+		double pieces = advisor_share_pieces(&a, c);
+
+		CHECK(pieces >= advisor_share(&a, c) - 1e-12);
+		CHECK(pieces >= (double)was / 1e12 - 1e-12);
+		was = (uint64_t)(pieces * 1e12);
+	}
+	NEAR(advisor_share_pieces(&a, 400), 1);
+	advisor_destroy(&a);
+	free(e);
+}
+
 int main(void)
 {
+	test_pieces();
 	test_list_is_enough();
 	test_curve();
 	test_pins();

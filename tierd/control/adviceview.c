@@ -22,6 +22,8 @@ json_object *adviceview_json(const char *pool, const struct tiering_advice_repor
 	add_u64(o, "ssd_size_bytes", r->ssd_size);
 	add_u64(o, "all_hot_ssd_size_bytes", r->all_hot_size);
 	json_object_object_add(o, "all_hot_ssd_io_share", rpc_json_number(r->all_hot_share));
+	if (r->piece_size)
+		add_u64(o, "piece_bytes", r->piece_size);
 	add_u64(o, "promoted_bytes", r->promote_bytes);
 	add_u64(o, "demoted_bytes", r->demote_bytes);
 	add_u64(o, "window_seconds", r->window_seconds);
@@ -33,6 +35,9 @@ json_object *adviceview_json(const char *pool, const struct tiering_advice_repor
 
 		add_u64(pt, "ssd_size_bytes", r->points[i].ssd_size);
 		json_object_object_add(pt, "ssd_io_share", rpc_json_number(r->points[i].ssd_io_share));
+		if (r->piece_size)
+			json_object_object_add(pt, "ssd_io_share_with_pieces",
+					       rpc_json_number(r->points[i].ssd_io_share_pieces));
 		json_object_object_add(pt, "current", json_object_new_boolean(r->points[i].current));
 		json_object_array_add(pts, pt);
 	}

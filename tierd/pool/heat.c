@@ -623,6 +623,20 @@ fail:
 			 state_last_error(p->ps->state));
 }
 
+uint32_t pool_pieces_per_extent(const struct pool *p)
+{
+	return p->pieces.v ? p->pieces.pieces_per_extent : 0;
+}
+
+int pool_piece_shares(const struct pool *p, uint32_t le, double *out)
+{
+	if (!p->pieces.v || !pieceheat_known(&p->pieces, le))
+		return 0;
+	for (uint32_t k = 0; k < p->pieces.pieces_per_extent; k++)
+		out[k] = pieceheat_share(&p->pieces, le, k);
+	return 1;
+}
+
 int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **out,
 		  uint32_t *nr)
 {

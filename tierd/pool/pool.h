@@ -228,6 +228,14 @@ struct pool_hot_extent {
 	uint32_t pieces, pieces_for_90;
 };
 
+/*
+ * Pieces watched (the piece-heat setting): pieces per extent, 0 when not.
+ * pool_piece_shares fills out[0..that) with how extent le's heat divides
+ * among its pieces and returns 1, or returns 0 where it is not known.
+ */
+uint32_t pool_pieces_per_extent(const struct pool *p);
+int pool_piece_shares(const struct pool *p, uint32_t le, double *out);
+
 /* The top extents by heat, hottest first, only those with any (free *out). */
 int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **out,
 		  uint32_t *nr);

@@ -74,6 +74,19 @@ static int advice_points(struct tiering_advice_report *out, const uint64_t *size
 	return 0;
 }
 
+/* advisor_shares_fn over the planner's list: ext[i] is list->list[i]. */
+struct advice_pieces {
+	const struct pool *p;
+	const struct pool_planner_list *list;
+};
+
+static int advice_piece_shares(void *ctx, uint32_t i, double *out)
+{
+	const struct advice_pieces *ap = ctx;
+
+	return pool_piece_shares(ap->p, ap->list->list[i].le, out);
+}
+
 int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s,
 			  const uint64_t *sizes, size_t nr_sizes, struct tiering_advice_report *out,
 			  char *err, size_t err_len)
@@ -119,6 +132,12 @@ int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s
 			ext[i] = list.list[i].e;
 		r = advisor_init(&adv, ext, list.nr_list, &pol);
 	}
+	if (r == 0 && pool_pieces_per_extent(p)) {
+		struct advice_pieces ap = { .p = p, .list = &list };
+
+		r = advisor_add_pieces(&adv, ext, list.nr_list, &pol, pool_pieces_per_extent(p),
+				       advice_piece_shares, &ap);
+	}
 	if (r < 0) {
 		errbuf_fail(r, err, err_len, "pool %s: cannot rank its extents: %s", pool_name(p),
 			    strerror(-r));
@@ -132,6 +151,7 @@ int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s
 		out->ssd_size = (uint64_t)rep.tiers[METADATA_TIER_SSD].total_extents * rep.extent_size;
 	out->all_hot_size = device_extents(advisor_capacity_for_all(&adv)) * rep.extent_size;
 	out->all_hot_share = advisor_share(&adv, advisor_capacity_for_all(&adv));
+	out->piece_size = adv.pieces_per_extent ? rep.extent_size / adv.pieces_per_extent : 0;
 	out->promote_bytes = plan.promote_bytes;
 	out->demote_bytes = plan.demote_bytes;
 	out->window_seconds = stats.window_seconds;
@@ -146,8 +166,11 @@ int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s
 		struct tiering_advice_point *pt = &out->points[i];
 
 		/* The SSD as it is keeps the capacity the planner gives it: the point a run aims at. */
-		pt->ssd_io_share = advisor_share(&adv, pt->current ? list.ssd_capacity :
-						 data_extents(pt->ssd_size / rep.extent_size));
+		uint64_t capacity = pt->current ? list.ssd_capacity :
+						  data_extents(pt->ssd_size / rep.extent_size);
+
+		pt->ssd_io_share = advisor_share(&adv, capacity);
+		pt->ssd_io_share_pieces = advisor_share_pieces(&adv, capacity);
 	}
 out:
 	if (r < 0)

@@ -218,6 +218,7 @@ void tiering_stats_report_destroy(struct tiering_stats_report *r);
 struct tiering_advice_point {
 	uint64_t ssd_size;   /* bytes of SSD device, whole extents */
 	double ssd_io_share; /* predicted share of the I/O it serves, 0..1 */
+	double ssd_io_share_pieces; /* the same with pieces placed (piece_size set) */
 	bool current;        /* the pool's SSD tier as it is */
 };
 
@@ -228,6 +229,7 @@ struct tiering_advice_report {
 	uint64_t ssd_size;                /* the pool's SSD tier, 0 without one */
 	uint64_t all_hot_size;            /* the smallest SSD holding every extent it would take */
 	double all_hot_share;             /* its share: the most any SSD size reaches */
+	uint64_t piece_size;              /* pieces watched (piece-heat): their bytes; else 0 */
 	uint64_t promote_bytes, demote_bytes; /* what a run would move now, toward the current point */
 	uint32_t window_seconds;
 	struct state_tier_io io[2];       /* [METADATA_TIER_*] served in the window, as pool.stats */

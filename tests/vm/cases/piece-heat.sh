@@ -3,8 +3,9 @@
 # tierd --piece-heat: a dm-stats region with an area per 16 KiB piece beside
 # the one per extent, and what it tells. Random 4 KiB reads on two blocks of
 # one extent put 90% of its I/O in one or two pieces; random 4 KiB reads over
-# a whole extent need most of its 256. Without the setting no such region is
-# made and no piece is reported.
+# a whole extent need most of its 256; tierctl advise predicts what the same
+# SSD room would serve in pieces. Without the setting no such region is made
+# and no piece is reported.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M)
@@ -45,6 +46,18 @@ echo "ok: 90% of the I/O in $n5 pieces of extent 5, in $n9 of extent 9"
 assert_eq "piece size in the reply" $P "$("$TIERCTL" heat tank --top 1 --json | jq '.heat.extents[0].pieces.piece_bytes')"
 "$TIERCTL" heat tank --top 10 | grep -qE "^ *5 .* (1|2) of 256 *$" ||
 	fail "tierctl heat does not show extent 5's pieces"
+
+step "tierctl advise: the same SSD room spent on pieces"
+# 12 MiB of SSD: one extent of data beside its swap reserve. Whole, it holds
+# extent 9 (the hotter); in pieces, extent 5's two and most of extent 9's.
+"$TIERCTL" advise tank --ssd-size 12M
+json_save advice advise tank --ssd-size 12M
+whole=$("$TIERCTL" advise tank --ssd-size 12M --json | jq '.advice.points[] | select(.ssd_size_bytes == 12582912) | .ssd_io_share')
+pieces=$("$TIERCTL" advise tank --ssd-size 12M --json | jq '.advice.points[] | select(.ssd_size_bytes == 12582912) | .ssd_io_share_with_pieces')
+awk -v w="$whole" -v p="$pieces" 'BEGIN { exit !(w > 0.6 && w < 0.9 && p > 0.95) }' ||
+	fail "advise with 12 MiB: whole extents $whole, pieces $pieces"
+echo "ok: 12 MiB of SSD: $whole of the I/O in whole extents, $pieces in pieces"
+assert_eq "piece size in the advice" $P "$("$TIERCTL" advise tank --json | jq '.advice.piece_bytes')"
 json_save pool pool show tank
 json_check
 
@@ -57,5 +70,7 @@ dd if=$vol of=/dev/null bs=4096 count=1 skip=$(((5 * E + 10 * P) / 4096)) iflag=
 wait_until 30 "extent 5 in the heat" sh -c "'$TIERCTL' heat tank --top 3 --json | jq -e '.heat.extents[] | select(.extent == 5)' >/dev/null"
 assert_eq "pieces in the reply" "" "$("$TIERCTL" heat tank --top 10 --json | jq -r '.heat.extents[] | .pieces // empty')"
 "$TIERCTL" heat tank --top 3 | grep -qE " - *$" || fail "tierctl heat shows no '-' without pieces"
+assert_eq "advice without pieces" "null null" \
+	"$("$TIERCTL" advise tank --json | jq -r '[.advice.piece_bytes, .advice.points[0].ssd_io_share_with_pieces] | map(tostring) | join(" ")')"
 tierd_stop TERM
 echo "piece-heat: ok"
