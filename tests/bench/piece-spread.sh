@@ -8,7 +8,9 @@
 # pieces took 90% of their I/O (tierctl heat's "90% IN"), and over the
 # hottest 100 the least, median and most. Few pieces: hot blocks scattered
 # in cold data, what placement finer than an extent would serve; most of
-# them: heat spread evenly, what whole extents serve as well.
+# them: heat spread evenly, what whole extents serve as well. Then tierctl
+# advise for bench-compare's 96 MiB SSD: the share of the I/O whole extents
+# would serve, and the same room in pieces.
 #   tests/bench/piece-spread.sh
 #   TIERD_BENCH_SKEWS    fio random_distribution values (default "zipf:1.2 zoned:90/10:10/90")
 #   TIERD_BENCH_SECONDS  seconds of reads per skew (default 40)
@@ -38,6 +40,8 @@ for skew in $SKEWS; do
 	"$TIERCTL" heat spread --top 12
 	"$TIERCTL" heat spread --top 100 --json | jq -r '[.heat.extents[].pieces.holding_90_percent // empty] | sort_by(.) |
 		"hottest \(length) extents: 90% of the I/O in \(.[0]) to \(.[-1]) of 256 pieces, median \(.[length / 2 | floor])"'
+	"$TIERCTL" advise spread --ssd-size 96M --json | jq -r '.advice.points[] | select(.ssd_size_bytes == 100663296) |
+		"a 96 MiB SSD would serve \(.ssd_io_share * 1000 | round / 10)% of the I/O in whole extents, \(.ssd_io_share_with_pieces * 1000 | round / 10)% in pieces"'
 	tierctl_ok pool destroy spread --yes >/dev/null
 	tierd_stop TERM
 	losetup -d "$hdd"
