@@ -242,15 +242,22 @@ int piecemap_place(struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t cont
 	return 0;
 }
 
+/* Where piece idx of le is in pieces[]: 0, -ENOENT when it is home, -EINVAL for NULL. */
+static int piecemap_lookup(const struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t *at)
+{
+	if (!pm)
+		return -EINVAL;
+	*at = piecemap_search(pm, le, idx);
+	return piecemap_is_at(pm, *at, le, idx) ? 0 : -ENOENT;
+}
+
 int piecemap_return(struct piecemap *pm, uint32_t le, uint32_t idx)
 {
 	uint32_t at;
+	int ret = piecemap_lookup(pm, le, idx, &at);
 
-	if (!pm)
-		return -EINVAL;
-	at = piecemap_search(pm, le, idx);
-	if (!piecemap_is_at(pm, at, le, idx))
-		return -ENOENT;
+	if (ret)
+		return ret;
 	slot_set(&pm->containers[pm->pieces[at].container], pm->pieces[at].slot, false);
 	memmove(&pm->pieces[at], &pm->pieces[at + 1],
 		(size_t)(pm->nr_pieces - at - 1) * sizeof(*pm->pieces));
@@ -292,12 +299,10 @@ int piecemap_find(const struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t
 		  uint16_t *slot)
 {
 	uint32_t at;
+	int ret = piecemap_lookup(pm, le, idx, &at);
 
-	if (!pm)
-		return -EINVAL;
-	at = piecemap_search(pm, le, idx);
-	if (!piecemap_is_at(pm, at, le, idx))
-		return -ENOENT;
+	if (ret)
+		return ret;
 	if (container)
 		*container = pm->pieces[at].container;
 	if (slot)

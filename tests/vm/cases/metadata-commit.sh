@@ -44,21 +44,11 @@ cat >/tmp/slots.py <<'PY'
 # them: run by tests/vm/cases/metadata-commit.sh. The layout is the one
 # lib/metadata.h documents. Prints the newest generation's map as
 # "le dev pe" lines to the file named first.
-import struct, sys
+import os, struct, sys
 
-T = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-    T.append(c)
-
-
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c = T[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+sys.dont_write_bytecode = True  # the source tree is read-only in the VM
+sys.path.insert(0, os.path.join(os.environ["TIERD_SOURCE_DIR"], "tests", "vm"))
+from crc32c import crc32c  # noqa: E402
 
 
 def fail(msg):

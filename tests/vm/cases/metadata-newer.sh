@@ -3,9 +3,10 @@
 # A pool whose newest metadata this tierd cannot use (a version 2 slot with
 # pieces of split extents, whose table it does not build) is refused at
 # activation and on import with a message that says so, rather than
-# activated or imported from the older generation in the other slot: that one maps extents to where they were
-# before the last commit, so its data would be stale. With the slots put
-# back, the same devices import and read back what was written.
+# activated or imported from the older generation in the other slot: that
+# one maps extents to where they were before the last commit, so its data
+# would be stale. With the slots put back, the same devices import and read
+# back what was written.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 python=/usr/bin/python3
@@ -29,21 +30,11 @@ cat >/tmp/pieces.py <<'PY'
 # Rewrite the newest metadata slot of each device named as a version 2
 # record (lib/metadata.h): the same map, then a pieces section with one
 # container (SSD pe 10, free: the SSD holds extents 0-3) and one piece out.
-import struct, sys
+import os, struct, sys
 
-T = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-    T.append(c)
-
-
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c = T[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+sys.dont_write_bytecode = True  # the source tree is read-only in the VM
+sys.path.insert(0, os.path.join(os.environ["TIERD_SOURCE_DIR"], "tests", "vm"))
+from crc32c import crc32c  # noqa: E402
 
 
 for dev in sys.argv[1:]:
