@@ -310,6 +310,30 @@ int piecemap_find(const struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t
 	return 0;
 }
 
+int piecemap_same_placement(const struct piecemap *a, const struct piecemap *b)
+{
+	uint32_t nr_c = a ? a->nr_containers : 0, nr_p = a ? a->nr_pieces : 0;
+
+	if (nr_c != (b ? b->nr_containers : 0) || nr_p != (b ? b->nr_pieces : 0))
+		return 0;
+	if (!nr_c)
+		return 1;
+	if (a->pieces_per_extent != b->pieces_per_extent)
+		return 0;
+	for (uint32_t i = 0; i < nr_c; i++)
+		if (a->containers[i].dev != b->containers[i].dev ||
+		    a->containers[i].pe != b->containers[i].pe)
+			return 0;
+	for (uint32_t i = 0; i < nr_p; i++) {
+		const struct piecemap_piece *x = &a->pieces[i], *y = &b->pieces[i];
+
+		if (x->le != y->le || x->idx != y->idx || x->container != y->container ||
+		    x->slot != y->slot)
+			return 0;
+	}
+	return 1;
+}
+
 uint64_t piecemap_bytes(const struct piecemap *pm)
 {
 	if (!pm)

@@ -132,6 +132,15 @@ uint32_t piecemap_next_split(const struct piecemap *pm, uint32_t le);
 int piecemap_find(const struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t *container,
 		  uint16_t *slot);
 
+/*
+ * Whether a and b put every piece in the same place: the same piece size
+ * (when either has pieces), containers at the same dev:pe in the same
+ * order, and the same pieces out in the same slots.  Two maps without
+ * containers are the same whatever their piece size (none was written);
+ * NULL is such a map.
+ */
+int piecemap_same_placement(const struct piecemap *a, const struct piecemap *b);
+
 /* Memory the map holds. */
 uint64_t piecemap_bytes(const struct piecemap *pm);
 

@@ -300,6 +300,64 @@ static void test_reserve(void)
 	piecemap_destroy(&pm);
 }
 
+/* Two maps built alike, then each way they can differ. */
+static void build_same(struct piecemap *pm, uint32_t ppe)
+{
+	uint32_t c;
+	uint16_t s;
+
+	CHECK_OK(piecemap_init(pm, ppe));
+	CHECK_OK(piecemap_add_container(pm, 1, 7, NULL));
+	CHECK_OK(piecemap_add_container(pm, 1, 9, NULL));
+	for (uint32_t le = 0; le < 3; le++) {
+		CHECK_OK(piecemap_alloc_slot(pm, 1, &c, &s));
+		CHECK_OK(piecemap_place(pm, le * 5, le, c, s));
+	}
+}
+
+static void test_same_placement(void)
+{
+	struct piecemap a, b, empty4, empty8;
+	uint32_t c;
+	uint16_t s;
+
+	CHECK_OK(piecemap_init(&empty4, 4));
+	CHECK_OK(piecemap_init(&empty8, 8));
+	/* Nothing out is nothing out, whatever the piece size, and NULL is that. */
+	CHECK(piecemap_same_placement(&empty4, &empty8));
+	CHECK(piecemap_same_placement(NULL, &empty8));
+	CHECK(piecemap_same_placement(NULL, NULL));
+	build_same(&a, 4);
+	build_same(&b, 4);
+	CHECK(piecemap_same_placement(&a, &b));
+	CHECK(!piecemap_same_placement(&a, NULL));
+	CHECK(!piecemap_same_placement(&empty4, &a));
+	/* A piece in another slot. */
+	CHECK_OK(piecemap_alloc_slot(&b, 1, &c, &s));
+	CHECK_OK(piecemap_place(&b, 10, 2, c, s));
+	CHECK(!piecemap_same_placement(&a, &b));
+	piecemap_destroy(&b);
+	/* Another piece out in the same slot count. */
+	build_same(&b, 4);
+	CHECK_OK(piecemap_return(&b, 10, 2));
+	CHECK_OK(piecemap_alloc_slot(&b, 1, &c, &s));
+	CHECK_OK(piecemap_place(&b, 10, 3, c, s));
+	CHECK(!piecemap_same_placement(&a, &b));
+	piecemap_destroy(&b);
+	/* Another piece size. */
+	build_same(&b, 8);
+	CHECK(!piecemap_same_placement(&a, &b));
+	piecemap_destroy(&b);
+	/* A container elsewhere. */
+	build_same(&b, 4);
+	b.containers[1].pe = 8;
+	CHECK(!piecemap_same_placement(&a, &b));
+	piecemap_destroy(&b);
+	piecemap_destroy(&a);
+	piecemap_destroy(&empty4);
+	piecemap_destroy(&empty8);
+}
+
 int main(void)
 {
 	test_init();
@@ -307,5 +365,6 @@ int main(void)
 	test_check();
 	test_random_against_model();
 	test_reserve();
+	test_same_placement();
 	return 0;
 }

@@ -791,6 +791,111 @@ static void test_runs_corrupt(void)
 	state_close(st);
 }
 
+/* A pool with two containers on the SSD and pieces of three extents out. */
+static void make_split_pool(struct state_pool *p)
+{
+	uint32_t c;
+	uint16_t slot;
+
+	make_pool(p, 100);
+	CHECK_OK(piecemap_init(&p->pieces, 256));
+	CHECK_OK(extmap_claim(&p->map, 1, 5));
+	CHECK_OK(piecemap_add_container(&p->pieces, 1, 5, NULL));
+	CHECK_OK(extmap_claim(&p->map, 1, 9));
+	CHECK_OK(piecemap_add_container(&p->pieces, 1, 9, NULL));
+	for (uint32_t i = 0; i < 300; i++) {
+		CHECK_OK(piecemap_alloc_slot(&p->pieces, 1, &c, &slot));
+		CHECK_OK(piecemap_place(&p->pieces, 10 + i % 3, i / 3 * 2, c, slot));
+	}
+}
+
+/*
+ * Pieces round-trip with the pool, their containers held used in the
+ * loaded map; a row that could not have been written is refused, naming
+ * it; a pool without pieces has no row and loads none.
+ */
+static void test_pieces(void)
+{
+	static const struct {
+		const char *sql, *why;
+	} bad[] = {
+		{ "UPDATE piece_container SET pe = 3, dev = 0 WHERE idx = 1",
+		  "piece container 1 (device 0, extent 3) invalid" },
+		{ "UPDATE piece_container SET pe = 100 WHERE idx = 0",
+		  "piece container 0 (device 1, extent 100) invalid" },
+		{ "UPDATE piece_container SET dev = 2 WHERE idx = 0",
+		  "piece container 0 (device 2, extent 5) invalid" },
+		{ "UPDATE piece_container SET pe = 5 WHERE idx = 1",
+		  "piece container 1 (device 1, extent 5) invalid" },
+		{ "UPDATE piece_container SET idx = 2 WHERE idx = 1",
+		  "piece container 2 (device 1, extent 9) invalid" },
+		{ "UPDATE piece SET le = 100 WHERE le = 12 AND idx = 0",
+		  "piece 0 of extent 100 (container 0, slot 2) invalid" },
+		{ "UPDATE piece SET idx = 256 WHERE le = 12 AND idx = 0",
+		  "piece 256 of extent 12 (container 0, slot 2) invalid" },
+		{ "UPDATE piece SET container = 2 WHERE le = 12 AND idx = 0",
+		  "piece 0 of extent 12 (container 2, slot 2) invalid" },
+		{ "UPDATE piece SET slot = 1 WHERE le = 12 AND idx = 0",
+		  "piece 0 of extent 12 (container 0, slot 1) invalid" },
+		{ "UPDATE pool SET pieces_per_extent = 96", "its piece size is invalid" },
+		{ "UPDATE pool SET pieces_per_extent = 4294967552", "its piece size is invalid" },
+	};
+	const char *d = sub_dir("pieces");
+	struct state *st = open_state_in(d);
+	sqlite3 *db = raw_open(d);
+	struct state_pool p, *back, **pools = NULL;
+	size_t nr = 0;
+
+	make_split_pool(&p);
+	CHECK_OK(state_pool_insert(st, &p));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM piece"), 300);
+	back = load_one(st);
+	check_same_pool(&p, back);
+	CHECK(piecemap_same_placement(&p.pieces, &back->pieces));
+	CHECK_INT(extmap_claim(&back->map, 1, 9), -EBUSY);
+	CHECK_OK(extmap_check(&back->map, NULL));
+	state_pool_destroy(back);
+	free(back);
+
+	/* A commit of extents leaves the pieces as they were. */
+	p.meta.generation = 2;
+	CHECK_OK(state_pool_save_extents(st, &p, (uint32_t[]){ 10 }, 1));
+	back = load_one(st);
+	CHECK(piecemap_same_placement(&p.pieces, &back->pieces));
+	state_pool_destroy(back);
+	free(back);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		raw_exec(db, bad[i].sql);
+		CHECK_INT(state_pool_load_all(st, &pools, &nr), -EUCLEAN);
+		if (strcmp(state_last_error(st) + strlen("pool tank: "), bad[i].why)) {
+			fprintf(stderr, "%s: \"%s\" is not \"%s\"\n", bad[i].sql,
+				state_last_error(st), bad[i].why);
+			CHECK(0);
+		}
+		CHECK_OK(state_pool_save(st, &p)); /* the pieces again, from memory */
+		back = load_one(st);
+		CHECK(piecemap_same_placement(&p.pieces, &back->pieces));
+		state_pool_destroy(back);
+		free(back);
+	}
+
+	/* Every piece home and the containers gone: no row, nothing loaded. */
+	piecemap_destroy(&p.pieces);
+	memset(&p.pieces, 0, sizeof(p.pieces));
+	CHECK_OK(state_pool_save(st, &p));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM piece_container"), 0);
+	CHECK_INT(raw_count(db, "SELECT pieces_per_extent FROM pool"), 0);
+	back = load_one(st);
+	CHECK_UINT(back->pieces.nr_containers, 0);
+	CHECK_UINT(back->pieces.pieces_per_extent, 0);
+	state_pool_destroy(back);
+	free(back);
+	sqlite3_close(db);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
 /* Cold chunks of heat are no rows; a chunk that cools loses its row. */
 static void test_heat_cold(void)
 {
@@ -903,6 +1008,7 @@ int main(void)
 	test_runs_corrupt();
 	test_heat_cold();
 	test_heat_row_times();
+	test_pieces();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

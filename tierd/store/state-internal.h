@@ -33,4 +33,13 @@ int state_map_save_les(struct state *st, const struct state_pool *p, const uint3
  * st->error naming the run if one is invalid. */
 int state_map_load(struct state *st, struct state_pool *p);
 
+/* Defined in state-pieces.c: containers and pieces, inside the caller's transaction. */
+/* Insert p's containers and pieces (none stored) and its piece size. */
+int state_pieces_write(struct state *st, const struct state_pool *p);
+int state_pieces_delete(struct state *st, int64_t id);
+/* Fill p->pieces from its rows, claiming each container in p's loaded map
+ * (a pieces_per_extent of 0: no pieces, p->pieces left zeroed); -EUCLEAN and
+ * st->error naming the row if one is invalid. */
+int state_pieces_load(struct state *st, struct state_pool *p, int64_t pieces_per_extent);
+
 #endif

@@ -200,6 +200,7 @@ void state_pool_destroy(struct state_pool *p)
 	if (!p)
 		return;
 	extmap_destroy(&p->map);
+	piecemap_destroy(&p->pieces);
 }
 
 /* A one-off statement whose only parameter is an id. */
@@ -248,6 +249,8 @@ static int state_write_pool(struct state *st, const struct state_pool *p)
 			goto out;
 	}
 	r = state_map_write(st, p);
+	if (r == 0)
+		r = state_pieces_write(st, p);
 out:
 	sqlite3_finalize(dev);
 	return r;
@@ -326,6 +329,8 @@ static int state_pool_write_all(struct state *st, const struct state_pool *p)
 	sqlite3_finalize(stmt);
 	if (r == 0)
 		r = state_exec_id(st, "DELETE FROM extent_run WHERE pool_id = ?1", p->id);
+	if (r == 0)
+		r = state_pieces_delete(st, p->id);
 	if (r == 0)
 		r = state_exec_id(st, "DELETE FROM device WHERE pool_id = ?1", p->id);
 	if (r == 0)
@@ -526,7 +531,7 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 
 	r = state_prepare(st,
 			  "SELECT id, uuid, name, extent_size, flags, created, generation,"
-			  " nr_logical, want_active FROM pool ORDER BY name",
+			  " nr_logical, want_active, pieces_per_extent FROM pool ORDER BY name",
 			  &stmt);
 	if (r < 0)
 		return r;
@@ -562,6 +567,9 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 		if (r < 0)
 			goto fail;
 		r = state_map_load(st, p);
+		if (r < 0)
+			goto fail;
+		r = state_pieces_load(st, p, sqlite3_column_int64(stmt, 9));
 		if (r < 0)
 			goto fail;
 	}

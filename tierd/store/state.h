@@ -10,6 +10,7 @@
 #include "extmap.h"
 #include "heat.h"
 #include "metadata.h"
+#include "piecemap.h"
 
 struct state;
 
@@ -19,6 +20,7 @@ struct state_pool {
 	int64_t id;
 	struct metadata_pool meta;
 	struct extmap map;
+	struct piecemap pieces; /* zeroed: no piece container */
 	char paths[METADATA_MAX_DEVS][PATH_MAX];
 	int want_active;
 };
