@@ -484,8 +484,34 @@ static int job_start(struct pool *p, struct ev_loop *loop, enum job_kind kind,
 		     job_progress_fn progress, job_done_fn done, void *ctx, struct pool_job **out,
 		     char *err, size_t err_len)
 {
-	struct pool_job *job = job_new(p, loop, kind, progress, done, ctx);
+	struct pool_job *job;
+	size_t kept = 0;
+	uint32_t split = UINT32_MAX;
 
+	/*
+	 * A split extent moves only by its pieces: a whole move would copy its
+	 * home, whose pieces out are stale there. This tierd moves no piece, so
+	 * split extents stay where they are.
+	 */
+	for (size_t i = 0; i < nr; i++) {
+		if (piecemap_extent(&p->sp.pieces, moves[i].le, NULL)) {
+			if (split == UINT32_MAX)
+				split = moves[i].le;
+			continue;
+		}
+		moves[kept++] = moves[i];
+	}
+	if (split != UINT32_MAX && !kept) {
+		free(moves);
+		return errbuf_fail(-EBUSY, err, err_len,
+				   "extent %u of pool %s is split into pieces, which this tierd"
+				   " does not move", split, p->sp.meta.name);
+	}
+	if (split != UINT32_MAX)
+		log_pool_warn(p->sp.meta.name, "%zu extents split into pieces stay where they are",
+			      nr - kept);
+	nr = kept;
+	job = job_new(p, loop, kind, progress, done, ctx);
 	if (!job) {
 		free(moves);
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
@@ -672,6 +698,9 @@ int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrin
 	if (dev < 0)
 		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
 				   p->sp.meta.name);
+	r = pool_check_no_pieces(p, "detach its SSD", err, err_len);
+	if (r < 0)
+		return r;
 	if (!pool_same_device(ssd, p->sp.paths[dev]))
 		return errbuf_fail(-ENODEV, err, err_len,
 				   "%s is not the SSD of pool %s (that is %s)", ssd, p->sp.meta.name,
@@ -715,6 +744,9 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 	if (p->job)
 		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name,
 				   p->job_what);
+	r = pool_check_no_pieces(p, "drop a missing device", err, err_len);
+	if (r < 0)
+		return r;
 	/* Inactive because a device is missing: activate it degraded first. */
 	if (!p->active) {
 		r = pool_activate(p->ps, p, true, err, err_len);

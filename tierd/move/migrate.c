@@ -226,7 +226,8 @@ static int leftover_to_map(struct migrate_leftover *l, char *err, size_t err_len
 
 	r = pool_dm_devs(l->p, devs, err, err_len);
 	if (r == 0) {
-		r = dmtable_build(&t, pool_extmap(l->p), devs, pool_extent_sectors(l->p));
+		r = dmtable_build_split(&t, pool_extmap(l->p), pool_pieces(l->p), devs,
+					pool_extent_sectors(l->p));
 		if (r < 0)
 			snprintf(err, err_len, "cannot build its table: %s", strerror(-r));
 	}
@@ -421,7 +422,8 @@ static int switch_to_map(struct migrate_batch *b, struct dmtable_dev *devs, int 
 
 	r = pool_dm_devs(b->p, devs, err, err_len);
 	if (r == 0) {
-		r = dmtable_build(&t, pool_extmap(b->p), devs, pool_extent_sectors(b->p));
+		r = dmtable_build_split(&t, pool_extmap(b->p), pool_pieces(b->p), devs,
+					pool_extent_sectors(b->p));
 		if (r < 0)
 			snprintf(err, err_len, "pool %s: cannot build its table: %s", name,
 				 strerror(-r));
@@ -568,8 +570,9 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 	if (n == b->nr || pool_dm_devs(b->p, devs, scratch, sizeof(scratch)) < 0)
 		return;
 	batch_debug(b, "keeping the mirrors of the %zu extents a device may name", n);
-	if (dmtable_build_moving(&t, pool_extmap(b->p), devs, pool_extent_sectors(b->p), moves, n,
-				 MIGRATE_REGION_SECTORS) == 0 &&
+	if (dmtable_build_moving_split(&t, pool_extmap(b->p), pool_pieces(b->p), devs,
+				       pool_extent_sectors(b->p), moves, n, NULL, 0,
+				       MIGRATE_REGION_SECTORS) == 0 &&
 	    pool_load_inactive(b->p, &t, scratch, sizeof(scratch)) == 0) {
 		batch_debug_hold(b);
 		b->suspend_from = clock_now_ns();
@@ -865,8 +868,9 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	r = pool_dm_devs(p, devs, err, err_len);
 	if (r < 0)
 		goto fail;
-	r = dmtable_build_moving(&t, pool_extmap(p), devs, pool_extent_sectors(p), b->moves, nr,
-				 MIGRATE_REGION_SECTORS);
+	r = dmtable_build_moving_split(&t, pool_extmap(p), pool_pieces(p), devs,
+				       pool_extent_sectors(p), b->moves, nr, NULL, 0,
+				       MIGRATE_REGION_SECTORS);
 	if (r < 0) {
 		snprintf(err, err_len, "pool %s: cannot build the table of the move: %s", name,
 			 strerror(-r));

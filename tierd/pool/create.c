@@ -215,7 +215,7 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degr
 			}
 		}
 		for (unsigned s = 0; s < 2; s++) {
-			pool_read_slot(fd[i], &sb[i], s, &gen[i][s], NULL, NULL);
+			pool_read_slot(fd[i], &sb[i], s, &gen[i][s], NULL, NULL, NULL);
 			if (gen[i][s] > best) {
 				best = gen[i][s];
 				best_dev = (unsigned)i;
@@ -237,7 +237,8 @@ int pool_import(struct pools *ps, const char *const *paths, size_t nr, bool degr
 	p = pool_new();
 	if (!p)
 		goto out;
-	r = pool_read_slot(fd[best_dev], &sb[best_dev], best_slot, &best, &p->sp.meta, &p->sp.map);
+	r = pool_read_slot(fd[best_dev], &sb[best_dev], best_slot, &best, &p->sp.meta, &p->sp.map,
+			   &p->sp.pieces);
 	if (r < 0 && best) {
 		r = errbuf_fail(r, err, err_len,
 				"pool %s: its newest metadata (generation %" PRIu64 " on %s) %s%s",

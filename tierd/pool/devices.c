@@ -244,7 +244,7 @@ static int pool_take_devices(struct pool *p, const struct metadata_pool *meta, c
 		} else {
 			for (unsigned slot = 0; slot < 2; slot++)
 				pool_read_slot(next->fd[i], &next->sb[i], slot,
-					       &next->slot_gen[i][slot], NULL, NULL);
+					       &next->slot_gen[i][slot], NULL, NULL, NULL);
 			log_pool_info(p->sp.meta.name, "%s joins from the newest metadata",
 				      next->sp.paths[i]);
 		}
@@ -280,6 +280,7 @@ bool pool_newest_leaves_out_missing(const struct pool *p)
 	unsigned best_dev = 0, best_slot = 0;
 	struct metadata_pool meta;
 	struct extmap map;
+	struct piecemap pieces;
 	bool out = true;
 
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
@@ -291,10 +292,11 @@ bool pool_newest_leaves_out_missing(const struct pool *p)
 			}
 	if (best == p->sp.meta.generation)
 		return false;
-	if (pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map) < 0 ||
-	    gen != best)
+	if (pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map,
+			   &pieces) < 0 || gen != best)
 		return false;
 	extmap_destroy(&map);
+	piecemap_destroy(&pieces);
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		if (p->fd[i] >= 0)
 			continue;
@@ -333,6 +335,7 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	unsigned best_dev = 0, best_slot = 0;
 	struct metadata_pool meta;
 	struct extmap map;
+	struct piecemap pieces;
 	uint64_t gen;
 	int r;
 
@@ -355,7 +358,7 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	 */
 	if (best == p->sp.meta.generation && p->slot_is_map[best_dev][best_slot])
 		return 0;
-	r = pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map);
+	r = pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map, &pieces);
 	if (r < 0 && gen == best)
 		return pool_fail(p, r, err, err_len,
 				 "its newest metadata (generation %" PRIu64 " on %s) %s", best,
@@ -364,8 +367,10 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 		return pool_fail(p, r < 0 ? r : -EIO, err, err_len, "cannot re-read metadata on %s",
 				 p->sp.paths[best_dev]);
 	if (best == p->sp.meta.generation) {
-		if (meta.nr_devs == p->sp.meta.nr_devs && extmap_same_mapping(&map, &p->sp.map)) {
+		if (meta.nr_devs == p->sp.meta.nr_devs && extmap_same_mapping(&map, &p->sp.map) &&
+		    piecemap_same_placement(&pieces, &p->sp.pieces)) {
 			extmap_destroy(&map);
+			piecemap_destroy(&pieces);
 			return 0;
 		}
 		log_pool_warn(p->sp.meta.name, "the state's extent map differs from generation %llu"
@@ -379,10 +384,13 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 	r = pool_take_devices(p, &meta, err, err_len);
 	if (r < 0) {
 		extmap_destroy(&map);
+		piecemap_destroy(&pieces);
 		return r;
 	}
 	extmap_destroy(&p->sp.map);
 	p->sp.map = map;
+	piecemap_destroy(&p->sp.pieces);
+	p->sp.pieces = pieces;
 	/* Known against the map replaced: the next commit's fill reads the slots again. */
 	pool_known_drop(p);
 	r = pool_save_state(p, NULL, 0);

@@ -144,6 +144,12 @@ int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, si
 			   p->sp.meta.name, bad_le);
 		goto fail;
 	}
+	r = piecemap_check(&p->sp.pieces, NULL);
+	if (r < 0) {
+		errbuf_set(err, err_len, "pool %s: its pieces of split extents are inconsistent;"
+			   " not activating", p->sp.meta.name);
+		goto fail;
+	}
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
 		state_pool_set_path(ps->state, p->sp.id, i, p->sp.paths[i]);
 	r = dmctl_info(p->sp.meta.name, &info);
@@ -359,6 +365,18 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
 		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name,
 				   p->job_what);
 	return 0;
+}
+
+int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+
+	if (!pm->nr_containers)
+		return 0;
+	return errbuf_fail(-EBUSY, err, err_len,
+			   "pool %s has %u pieces of split extents in %u piece containers: this"
+			   " tierd cannot %s while pieces are out of their extents",
+			   p->sp.meta.name, pm->nr_pieces, pm->nr_containers, what);
 }
 
 void pool_set_leftover(struct pool *p, void *leftover, void (*destroy)(void *leftover))

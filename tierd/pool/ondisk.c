@@ -40,15 +40,15 @@ int pool_read_sb(int fd, struct metadata_sb *sb)
 }
 
 /*
- * Read one slot; *gen is 0 when it holds nothing valid. With p and m, also
- * decode it (m initialised on success). A record that is intact but that
- * this tierd cannot use (a newer format, or pieces of split extents, whose
- * table it does not build yet) still gives its generation, so that an older
- * one is never taken for the newest, and -EPROTONOSUPPORT; so does one that
- * could not be decoded for want of memory, with -ENOMEM.
+ * Read one slot; *gen is 0 when it holds nothing valid. With p, m and pm,
+ * also decode it (m and pm initialised on success; pm zeroed when the slot
+ * has no pieces). A record that is intact but that this tierd cannot use
+ * (a newer format) still gives its generation, so that an older one is
+ * never taken for the newest, and -EPROTONOSUPPORT; so does one that could
+ * not be decoded for want of memory, with -ENOMEM.
  */
 static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
-		     struct metadata_pool *p, struct extmap *m)
+		     struct metadata_pool *p, struct extmap *m, struct piecemap *pm)
 {
 	struct metadata_pool tmp_p;
 	struct extmap tmp_m = { 0 };
@@ -98,17 +98,13 @@ static int read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64
 		goto out; /* left over from an earlier pool on this device */
 	}
 	*gen = tmp_p.generation;
-	if (tmp_pm.nr_containers) {
-		r = -EPROTONOSUPPORT;
-		extmap_destroy(&tmp_m);
-		piecemap_destroy(&tmp_pm);
-		goto out;
-	}
-	if (p && m) {
+	if (p && m && pm) {
 		*p = tmp_p;
 		*m = tmp_m;
+		*pm = tmp_pm;
 	} else {
 		extmap_destroy(&tmp_m);
+		piecemap_destroy(&tmp_pm);
 	}
 out:
 	free(buf);
@@ -121,14 +117,15 @@ const char *pool_slot_error(int r)
 }
 
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
-		   struct metadata_pool *p, struct extmap *m)
+		   struct metadata_pool *p, struct extmap *m, struct piecemap *pm)
 {
-	return read_slot(fd, sb, slot, gen, p, m);
+	return read_slot(fd, sb, slot, gen, p, m, pm);
 }
 
 static size_t pool_record_bytes(const struct pool *p)
 {
-	return metadata_pool_bytes(p->sp.meta.nr_devs, p->sp.map.nr_logical);
+	return metadata_pool_bytes(p->sp.meta.nr_devs, p->sp.map.nr_logical) +
+	       metadata_pieces_bytes(&p->sp.pieces);
 }
 
 /* Whether p->known describes the map as it is now. */
@@ -137,7 +134,7 @@ static bool pool_known_current(const struct pool *p)
 	const struct pool_known *k = &p->known;
 
 	return k->gen && k->gen == p->sp.meta.generation && k->nr_devs == p->sp.meta.nr_devs &&
-	       k->nr_logical == p->sp.map.nr_logical;
+	       k->nr_logical == p->sp.map.nr_logical && k->sum.len == pool_record_bytes(p);
 }
 
 /*
@@ -153,7 +150,7 @@ static int pool_encode_whole(const struct pool *p, unsigned char *rec, size_t by
 	for (size_t blk = 0; r == 0 && blk < s->nr_blocks; blk++) {
 		unsigned char *block = rec + blk * METADATA_BLOCK;
 
-		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, blk, block, &len);
+		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, &p->sp.pieces, blk, block, &len);
 		if (r == 0)
 			s->crc[blk] = slotsum_of(s, blk, block);
 	}
@@ -242,7 +239,7 @@ void pool_read_slots(struct pool *p)
 	rec = block_alloc(stretch * METADATA_BLOCK);
 	raw = block_alloc(stretch * METADATA_BLOCK);
 	if (rec && raw && slotsum_init(&k->sum, bytes) == 0 &&
-	    metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, 0, rec, &len) == 0) {
+	    metadata_pool_encode_block(&p->sp.meta, &p->sp.map, &p->sp.pieces, 0, rec, &len) == 0) {
 		encoded = true;
 		k->sum.crc[0] = slotsum_of(&k->sum, 0, rec);
 	}
@@ -276,14 +273,14 @@ void pool_read_slots(struct pool *p)
 			free(sc->crc);
 			slotsum_set_free(&k->differs[i][s]);
 			/* Not comparable: decoded whole for its generation, and unknown. */
-			read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL, NULL);
+			read_slot(p->fd[i], &p->sb[i], s, &p->slot_gen[i][s], NULL, NULL, NULL);
 		}
 	}
 	for (size_t first = 1; encoded && first < k->sum.nr_blocks; first += stretch) {
 		size_t n = k->sum.nr_blocks - first < stretch ? k->sum.nr_blocks - first : stretch;
 
 		for (size_t b = 0; b < n; b++) {
-			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, first + b,
+			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, &p->sp.pieces, first + b,
 						       rec + b * METADATA_BLOCK, &len);
 			if (r < 0) {
 				encoded = false;
@@ -337,7 +334,7 @@ void pool_read_slots(struct pool *p)
 		/* Without the record nothing could be compared: every slot decoded whole. */
 		for (size_t i = 0; i < nr_scan; i++)
 			read_slot(p->fd[scan[i].dev], &p->sb[scan[i].dev], scan[i].slot,
-				  &p->slot_gen[scan[i].dev][scan[i].slot], NULL, NULL);
+				  &p->slot_gen[scan[i].dev][scan[i].slot], NULL, NULL, NULL);
 	}
 	for (size_t i = 0; i < nr_scan; i++) {
 		free(scan[i].head);
@@ -390,7 +387,7 @@ static int pool_write_current(struct pool *p, unsigned dev, unsigned slot,
 		     i++, n++) {
 			unsigned char *block = buf + n * METADATA_BLOCK;
 
-			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, first + n, block, &len);
+			r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, &p->sp.pieces, first + n, block, &len);
 			if (r == 0 && first + n == 0)
 				metadata_pool_seal_crc(block, slotsum_total(sum));
 		}
@@ -551,7 +548,7 @@ static int pool_prepare_blocks(struct pool *p, struct pool_prepared *c, size_t b
 		uint32_t blk = c->blocks.blk[j];
 		unsigned char *block = (unsigned char *)c->buf + j * METADATA_BLOCK;
 
-		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, NULL, blk, block, &len);
+		r = metadata_pool_encode_block(&p->sp.meta, &p->sp.map, &p->sp.pieces, blk, block, &len);
 		if (r == 0 && next_changed < c->changed.nr && c->changed.blk[next_changed] == blk) {
 			c->sum.crc[blk] = slotsum_of(&c->sum, blk, block);
 			next_changed++;

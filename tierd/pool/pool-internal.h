@@ -161,6 +161,12 @@ struct pool_new_dev {
 
 /* lifecycle.c */
 int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t err_len);
+/*
+ * -EBUSY, saying that this tierd cannot do what while the pool has piece
+ * containers: what changes the device list or the map's size, which
+ * containers and pieces name (a detach, a drop of a missing device).
+ */
+int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len);
 
 /* table.c */
 int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len);
@@ -169,7 +175,7 @@ int pool_load_table(struct pool *p, int create, char *err, size_t err_len);
 /* ondisk.c */
 int pool_read_sb(int fd, struct metadata_sb *sb);
 int pool_read_slot(int fd, const struct metadata_sb *sb, unsigned slot, uint64_t *gen,
-		   struct metadata_pool *p, struct extmap *m);
+		   struct metadata_pool *p, struct extmap *m, struct piecemap *pm);
 /* What a failed pool_read_slot() of the newest generation means to the user. */
 const char *pool_slot_error(int r);
 /*
@@ -295,6 +301,8 @@ void pool_heat_stop(struct pool *p);
 struct dmtable_dev;
 
 struct extmap *pool_extmap(struct pool *p);
+/* The pieces of split extents out of their homes (zeroed: none). */
+const struct piecemap *pool_pieces(const struct pool *p);
 uint64_t pool_extent_sectors(const struct pool *p);
 /* Device numbers and data offsets of p's devices, for dmtable_build*(). */
 int pool_dm_devs(const struct pool *p, struct dmtable_dev *devs, char *err, size_t err_len);

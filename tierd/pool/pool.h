@@ -206,6 +206,8 @@ uint32_t pool_table_targets_max(const struct pool *p);
 /*
  * The linear targets of the volume's table with every device present: a walk
  * of the map's spans (milliseconds at 200 TiB), so not in pool_get_report.
+ * Each piece of a split extent counts two more, which is exact for a piece
+ * with no piece out beside it and an upper bound otherwise.
  */
 uint32_t pool_table_targets(const struct pool *p);
 /* Read the pool's dm-stats counters since the last sample into its heat and I/O history. */

@@ -77,7 +77,10 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 
 uint32_t pool_table_targets(const struct pool *p)
 {
-	return extmap_runs(&p->sp.map);
+	/* A piece out splits its extent's target and adds its own: two more at most. */
+	uint64_t n = (uint64_t)extmap_runs(&p->sp.map) + 2ull * p->sp.pieces.nr_pieces;
+
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 static bool pool_extent_lost(const struct pool *p, uint32_t le)

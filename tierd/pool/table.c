@@ -33,6 +33,11 @@ struct extmap *pool_extmap(struct pool *p)
 	return &p->sp.map;
 }
 
+const struct piecemap *pool_pieces(const struct pool *p)
+{
+	return &p->sp.pieces;
+}
+
 uint64_t pool_extent_sectors(const struct pool *p)
 {
 	return p->sp.meta.extent_size / SECTOR;
@@ -46,7 +51,7 @@ int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_le
 	r = pool_dm_devs(p, devs, err, err_len);
 	if (r < 0)
 		return r;
-	r = dmtable_build(t, &p->sp.map, devs, pool_extent_sectors(p));
+	r = dmtable_build_split(t, &p->sp.map, &p->sp.pieces, devs, pool_extent_sectors(p));
 	if (r < 0)
 		return pool_fail(p, r, err, err_len, "cannot build its table: %s", strerror(-r));
 	return 0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A pool whose newest metadata this tierd cannot use (a version 2 slot with
-# pieces of split extents, whose table it does not build) is refused at
+# A pool whose newest metadata this tierd cannot use (a slot of version 3,
+# which no tierd writes yet) is refused at
 # activation and on import with a message that says so, rather than
 # activated or imported from the older generation in the other slot: that
 # one maps extents to where they were before the last commit, so its data
@@ -20,16 +20,16 @@ vm_fill_random $vol
 # A commit after the attach: each device then holds two generations in a row.
 tierctl_ok extent move tank 0 4 --tier ssd >/dev/null
 
-step "the newest slot of each device rewritten as version 2 with a piece"
+step "the newest slot of each device rewritten as version 3"
 tierd_stop TERM
 dmsetup remove tank
 for d in "$hdd" "$ssd"; do
 	dd if="$d" of="/tmp/head-$(basename "$d")" bs=1M count=8 status=none
 done
 cat >/tmp/pieces.py <<'PY'
-# Rewrite the newest metadata slot of each device named as a version 2
-# record (lib/metadata.h): the same map, then a pieces section with one
-# container (SSD pe 10, free: the SSD holds extents 0-3) and one piece out.
+# Rewrite the newest metadata slot of each device named as a version 3
+# record (lib/metadata.h): a version 2 record (the same map, then a pieces
+# section with one container and one piece out) marked as the next version.
 import os, struct, sys
 
 sys.dont_write_bytecode = True  # the source tree is read-only in the VM
@@ -56,13 +56,13 @@ for dev in sys.argv[1:]:
         rec += struct.pack("<IIII", 256, 1, 1, 0)   # 16 KiB pieces, 1 container, 1 piece
         rec += struct.pack("<HHI", 1, 0, 10)        # the container: SSD pe 10
         rec += struct.pack("<IHHI", 20, 0, 0, 0)    # le 20's first piece in slot 0
-        struct.pack_into("<I", rec, 8, 2)
+        struct.pack_into("<I", rec, 8, 3)
         struct.pack_into("<Q", rec, 24, len(rec) - 32)
         rec[12:16] = b"\0\0\0\0"
         struct.pack_into("<I", rec, 12, crc32c(rec))
         f.seek(off)
         f.write(rec)
-        print(f"{dev}: generation {gen} at {off} is now version 2 ({len(rec)} bytes)")
+        print(f"{dev}: generation {gen} at {off} is now version 3 ({len(rec)} bytes)")
 PY
 $python /tmp/pieces.py "$hdd" "$ssd" || fail "rewriting the slots failed"
 sync

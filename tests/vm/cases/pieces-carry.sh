@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A pool whose newest metadata has pieces of split extents out (version 2
+# slots, as a commit of piece moves leaves them; written here by
+# tests/vm/slots.py, since this tierd moves no piece yet) is activated with
+# those pieces in its table: reads and writes of a piece go to its slot,
+# not to the stale home copy. The pieces survive a commit of whole extents,
+# a restart from the state and an import from the devices alone; a move of
+# a split extent and a detach are refused rather than lose them.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+slots() { python3 "$TIERD_SOURCE_DIR/tests/vm/slots.py" "$@"; }
+
+hdd=$(vm_loop_create 256M)
+ssd=$(vm_loop_create 64M)
+tierd_start
+tierctl_ok pool create tank --hdd "$hdd" >/dev/null
+tierctl_ok tier attach tank --ssd "$ssd" --no-grow >/dev/null
+vol=/dev/mapper/tank
+ext=$("$TIERCTL" pool show tank --json | jq .pool.extent_size_bytes)
+vm_fill_random $vol
+tierctl_ok extent move tank 0 4 --tier ssd >/dev/null
+targets_before=$(dmsetup table tank | wc -l)
+
+step "pieces of three extents moved to an SSD slot while tierd is stopped"
+tierd_stop TERM
+dmsetup remove tank
+# LE:PIECE:SLOT; extent 0 is on the SSD, 20 and 21 on the HDD.
+slots split "$hdd" "$ssd" -- 0:3:3 20:0:0 20:5:1 20:255:2 21:7:200 || fail "splitting failed"
+slots show "$hdd" "$ssd"
+
+step "activation adopts the newer generation and reads each piece from its slot"
+: >/tmp/tierd.log
+tierd_start
+wait_until 20 "the pool active" test -e $vol
+grep "newer than the state" /tmp/tierd.log || fail "the newer generation was not adopted"
+vm_drop_caches
+assert_eq "the volume's data with pieces out" "$want" "$(vm_sha256 $vol)"
+targets=$(dmsetup table tank | wc -l)
+[ "$targets" -gt "$targets_before" ] || fail "the table has $targets targets, no more than $targets_before"
+echo "ok: the table has $targets targets for the pieces ($targets_before without)"
+
+step "a write to a piece goes to its slot"
+vm_random_file /tmp/piece 16384
+off=$((20 * ext + 5 * 16384))
+dd if=/tmp/piece of=$vol bs=16384 seek=$((off / 16384)) oflag=direct conv=notrunc status=none
+dd if=/tmp/piece of=/tmp/data bs=16384 seek=$((off / 16384)) conv=notrunc status=none
+want=$(vm_sha256 /tmp/data)
+vm_drop_caches
+assert_eq "the volume's data after the write" "$want" "$(vm_sha256 $vol)"
+
+step "a commit of whole extents keeps the pieces"
+tierctl_ok extent move tank 40 2 --tier ssd >/dev/null
+shown=$(slots show "$hdd" "$ssd")
+echo "$shown"
+grep -q "version 2 containers 1 pieces 5" <<<"$shown" || fail "the commit dropped the pieces: $shown"
+targets=$(dmsetup table tank | wc -l)
+vm_drop_caches
+assert_eq "the volume's data after the commit" "$want" "$(vm_sha256 $vol)"
+
+step "split extents do not move whole; the SSD does not detach"
+tierctl_fails 1 "extent 20 of pool tank is split into pieces" extent move tank 20 2 --tier ssd
+tierctl_fails 1 "5 pieces of split extents in 1 piece containers" tier detach tank --ssd "$ssd"
+assert_eq "the volume's data after the refusals" "$want" "$(vm_sha256 $vol)"
+
+step "a restart from the state, whose generation is the devices'"
+tierd_stop TERM
+: >/tmp/tierd.log
+tierd_start
+wait_until 20 "the pool active" test -e $vol
+grep "differs from generation" /tmp/tierd.log && fail "the state's pieces differ from the devices'"
+vm_drop_caches
+assert_eq "the volume's data after a restart" "$want" "$(vm_sha256 $vol)"
+
+step "an import from the devices alone"
+tierd_stop TERM
+dmsetup remove tank
+rm -rf "$TIERD_STATE"
+tierd_start
+tierctl_ok pool import "$hdd" "$ssd" >/dev/null
+vm_drop_caches
+assert_eq "the volume's data after import" "$want" "$(vm_sha256 $vol)"
+assert_eq "the table after import" "$targets" "$(dmsetup table tank | wc -l)"
+tierd_stop TERM
+echo "pieces-carry: ok"
