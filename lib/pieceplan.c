@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "pieceplan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "piecemap.h"
+
+/* Bisection steps: prices to 2^-40 (slots) and 2^-24 (pieces) of their range; the fill does the rest. */
+#define PIECEPLAN_LAMBDA_STEPS 40
+#define PIECEPLAN_MU_STEPS 24
+
+/* One extent as the search sees it: its shares sorted, most first. */
+struct pp_ext {
+	double heat;
+	double *prefix; /* [k]: the sum of the k largest shares; NULL: whole only */
+	uint16_t *idx;  /* [k]: the piece of the k-th largest share */
+	bool fixed;     /* a pin that fits: whole, outside the search */
+	double top;     /* the worth of its hottest piece (its heat without shares) */
+};
+
+struct pp_eval {
+	uint64_t room, pieces, whole;
+	double heat;
+};
+
+struct pp_ctx {
+	struct pp_ext *e;
+	uint32_t nr, ppe;
+	uint64_t room;      /* left after the pins */
+	bool pieces_ok;     /* a piece budget and some shares */
+	/*
+	 * The extents that can only go whole (no shares, or no piece budget),
+	 * hottest first, and prefix sums of their heat: at a price they are
+	 * the first few, found by a binary search, so that a search step costs
+	 * the extents with shares, not every hot extent of the pool.
+	 */
+	double *whole_heat, *whole_prefix;
+	uint32_t nr_whole;
+};
+
+/* The k-th largest share of e. */
+static double pp_share(const struct pp_ext *e, uint32_t k)
+{
+	return e->prefix[k + 1] - e->prefix[k];
+}
+
+/* How many of e's pieces are worth more than theta each. */
+static uint32_t pp_count_above(const struct pp_ext *e, uint32_t ppe, double theta)
+{
+	uint32_t lo = 0, hi = ppe;
+
+	/* Shares are sorted most first: the first k are those above. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (e->heat * pp_share(e, mid) > theta)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* e's best choice at prices lambda, mu: 0 nothing, ppe whole (*whole set), else that many pieces. */
+static uint32_t pp_choose(const struct pp_ctx *c, const struct pp_ext *e, double lambda, double mu,
+			  bool *whole)
+{
+	double whole_v = e->heat - lambda * c->ppe, pieces_v = 0;
+	uint32_t k = 0;
+
+	*whole = false;
+	/* Most extents are worth nothing at most prices: no search for them. */
+	if (whole_v <= 0 && e->top <= lambda + mu)
+		return 0;
+	if (c->pieces_ok && e->prefix) {
+		double theta = lambda + mu;
+
+		k = pp_count_above(e, c->ppe, theta);
+		pieces_v = e->heat * e->prefix[k] - k * theta;
+	}
+	/* Equal worth: whole, which costs no piece of the table's budget. */
+	if (whole_v > 0 && whole_v >= pieces_v) {
+		*whole = true;
+		return c->ppe;
+	}
+	return pieces_v > 0 ? k : 0;
+}
+
+static struct pp_eval pp_evaluate(const struct pp_ctx *c, double lambda, double mu)
+{
+	struct pp_eval v = { 0 };
+	uint32_t lo = 0, hi = c->nr_whole;
+
+	/* Whole-only extents worth more than their room at lambda: the hottest few. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->whole_heat[mid] - lambda * c->ppe > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	v.whole = lo;
+	v.room = (uint64_t)lo * c->ppe;
+	v.heat = c->whole_prefix[lo];
+	for (uint32_t i = 0; i < c->nr; i++) {
+		const struct pp_ext *e = &c->e[i];
+		bool whole;
+		uint32_t k;
+
+		if (e->fixed || e->heat <= 0 || !e->prefix || !c->pieces_ok)
+			continue;
+		k = pp_choose(c, e, lambda, mu, &whole);
+		v.room += k;
+		if (whole) {
+			v.whole++;
+			v.heat += e->heat;
+		} else if (k) {
+			v.pieces += k;
+			v.heat += e->heat * e->prefix[k];
+		}
+	}
+	return v;
+}
+
+/* The lowest price per slot at which the choices fit the room, at mu. */
+static double pp_lambda(const struct pp_ctx *c, double mu, double hi)
+{
+	double lo = 0;
+
+	if (pp_evaluate(c, 0, mu).room <= c->room)
+		return 0;
+	for (int i = 0; i < PIECEPLAN_LAMBDA_STEPS; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (pp_evaluate(c, mid, mu).room <= c->room)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+static int pp_by_index(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct pp_sort {
+	double share;
+	uint16_t idx;
+};
+
+static int pp_by_share(const void *a, const void *b)
+{
+	const struct pp_sort *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share < y->share ? 1 : -1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* e's shares from the callback, sorted; e->prefix stays NULL when unknown. */
+static int pp_load_shares(const struct pieceplan_input *in, uint32_t i, struct pp_ext *e,
+			  double *raw, struct pp_sort *sorted)
+{
+	uint32_t ppe = in->pieces_per_extent;
+	double sum = 0, run = 0;
+
+	if (!in->shares || in->shares(in->ctx, i, raw) != 1)
+		return 0;
+	for (uint32_t k = 0; k < ppe; k++) {
+		if (!isfinite(raw[k]) || raw[k] < 0)
+			return -EINVAL;
+		sum += raw[k];
+	}
+	if (!(sum > 0))
+		return 0;
+	for (uint32_t k = 0; k < ppe; k++)
+		sorted[k] = (struct pp_sort){ raw[k] / sum, (uint16_t)k };
+	qsort(sorted, ppe, sizeof(*sorted), pp_by_share);
+	e->prefix = malloc((ppe + 1) * sizeof(*e->prefix));
+	e->idx = malloc(ppe * sizeof(*e->idx));
+	if (!e->prefix || !e->idx)
+		return -ENOMEM;
+	e->prefix[0] = 0;
+	for (uint32_t k = 0; k < ppe; k++) {
+		run += sorted[k].share;
+		e->prefix[k + 1] = run;
+		e->idx[k] = sorted[k].idx;
+	}
+	e->top = e->heat * e->prefix[1];
+	return 0;
+}
+
+static int pp_by_heat_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* c->whole_heat and c->whole_prefix of the extents that can only go whole. */
+static int pp_index_whole(struct pp_ctx *c)
+{
+	uint32_t n = 0;
+
+	c->whole_heat = malloc(((size_t)c->nr + 1) * sizeof(*c->whole_heat));
+	c->whole_prefix = malloc(((size_t)c->nr + 1) * sizeof(*c->whole_prefix));
+	if (!c->whole_heat || !c->whole_prefix)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->nr; i++) {
+		const struct pp_ext *e = &c->e[i];
+
+		if (!e->fixed && e->heat > 0 && (!e->prefix || !c->pieces_ok))
+			c->whole_heat[n++] = e->heat;
+	}
+	qsort(c->whole_heat, n, sizeof(*c->whole_heat), pp_by_heat_desc);
+	c->whole_prefix[0] = 0;
+	for (uint32_t i = 0; i < n; i++)
+		c->whole_prefix[i + 1] = c->whole_prefix[i] + c->whole_heat[i];
+	c->nr_whole = n;
+	return 0;
+}
+
+static int pp_valid(const struct pieceplan_input *in)
+{
+	uint32_t ppe;
+
+	if (!in || (!in->ext && in->nr))
+		return 0;
+	ppe = in->pieces_per_extent;
+	if (ppe < 2 || ppe > PIECEMAP_MAX_PIECES_PER_EXTENT || (ppe & (ppe - 1)))
+		return 0;
+	for (uint32_t i = 0; i < in->nr; i++) {
+		if (!isfinite(in->ext[i].heat) || in->ext[i].heat < 0)
+			return 0;
+		if (i && in->ext[i].le <= in->ext[i - 1].le)
+			return 0;
+	}
+	return 1;
+}
+
+static uint32_t pp_min(uint32_t a, uint64_t b)
+{
+	return b < a ? (uint32_t)b : a;
+}
+
+/* A unit the prices left out: a whole extent or one piece (rank: its place in the extent's). */
+struct pp_unit {
+	double density; /* heat per slot */
+	uint32_t ext;
+	uint32_t rank;  /* UINT32_MAX: the whole extent */
+};
+
+static int pp_by_density(const void *a, const void *b)
+{
+	const struct pp_unit *x = a, *y = b;
+
+	if (x->density != y->density)
+		return x->density < y->density ? 1 : -1;
+	/* Equal worth: whole extents first, which cost no piece of the table's budget. */
+	if ((x->rank == UINT32_MAX) != (y->rank == UINT32_MAX))
+		return x->rank == UINT32_MAX ? -1 : 1;
+	if (x->ext != y->ext)
+		return (x->ext > y->ext) - (x->ext < y->ext);
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/*
+ * What the prices leave of the room, filled with the densest units left
+ * that fit: extents of equal worth are all in or all out at a price, and
+ * a unit larger than what is left can let smaller ones in.  k[i] is extent
+ * i's pieces (the first k[i] by share), whole[i] whether it is whole.
+ */
+static int pp_fill(const struct pp_ctx *c, uint64_t max_pieces, uint32_t *k, bool *whole)
+{
+	uint64_t room = c->room, pieces = 0;
+	struct pp_unit *u;
+	size_t n = 0, cap = 0;
+
+	for (uint32_t i = 0; i < c->nr; i++) {
+		if (c->e[i].fixed || c->e[i].heat <= 0)
+			continue;
+		room -= whole[i] ? c->ppe : k[i];
+		pieces += whole[i] ? 0 : k[i];
+	}
+	/* An extent can add no more pieces than the room left: only those are ranked. */
+	for (uint32_t i = 0; i < c->nr; i++)
+		if (!c->e[i].fixed && c->e[i].heat > 0 && !whole[i])
+			cap += 1 + (c->pieces_ok && c->e[i].prefix ? pp_min(c->ppe - k[i], room) : 0);
+	u = malloc((cap ? cap : 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->nr; i++) {
+		const struct pp_ext *e = &c->e[i];
+
+		if (e->fixed || e->heat <= 0 || whole[i])
+			continue;
+		if (!k[i])
+			u[n++] = (struct pp_unit){ e->heat / c->ppe, i, UINT32_MAX };
+		for (uint32_t r = k[i]; c->pieces_ok && e->prefix && r < k[i] + pp_min(c->ppe - k[i], room);
+		     r++)
+			if (pp_share(e, r) > 0)
+				u[n++] = (struct pp_unit){ e->heat * pp_share(e, r), i, r };
+	}
+	qsort(u, n, sizeof(*u), pp_by_density);
+	for (size_t j = 0; j < n && room; j++) {
+		uint32_t i = u[j].ext;
+
+		if (whole[i])
+			continue;
+		if (u[j].rank == UINT32_MAX) {
+			/* An extent none of whose pieces went yet, whole if it fits. */
+			if (!k[i] && room >= c->ppe) {
+				whole[i] = true;
+				room -= c->ppe;
+			}
+			continue;
+		}
+		/* Pieces go by share, most first: this one is the next. */
+		if (u[j].rank == k[i] && pieces < max_pieces) {
+			k[i]++;
+			pieces++;
+			room--;
+		}
+	}
+	free(u);
+	return 0;
+}
+
+/* The choices at the prices found, and the fill, into out. */
+static int pp_materialize(const struct pieceplan_input *in, const struct pp_ctx *c,
+			  double lambda, double mu, struct pieceplan *out)
+{
+	size_t cap_pieces = 0;
+	uint32_t *k = calloc(c->nr ? c->nr : 1, sizeof(*k));
+	bool *whole = calloc(c->nr ? c->nr : 1, sizeof(*whole));
+	int r = -ENOMEM;
+
+	out->choices = calloc(in->nr ? in->nr : 1, sizeof(*out->choices));
+	if (!out->choices || !k || !whole)
+		goto out;
+	for (uint32_t i = 0; i < c->nr; i++) {
+		const struct pp_ext *e = &c->e[i];
+
+		whole[i] = e->fixed;
+		if (!e->fixed && e->heat > 0) {
+			k[i] = pp_choose(c, e, lambda, mu, &whole[i]);
+			if (whole[i])
+				k[i] = 0;
+		}
+	}
+	r = pp_fill(c, in->max_pieces, k, whole);
+	for (uint32_t i = 0; r == 0 && i < c->nr; i++) {
+		const struct pp_ext *e = &c->e[i];
+		struct pieceplan_choice *ch = &out->choices[out->nr_choices];
+
+		if (!whole[i] && !k[i])
+			continue;
+		ch->le = in->ext[i].le;
+		out->nr_choices++;
+		if (whole[i]) {
+			out->whole++;
+			out->room_used += c->ppe;
+			out->heat_placed += e->heat;
+			continue;
+		}
+		if (out->nr_pieces + k[i] > cap_pieces) {
+			size_t cap = cap_pieces ? 2 * cap_pieces : 256;
+			uint16_t *v;
+
+			while (cap < out->nr_pieces + k[i])
+				cap *= 2;
+			v = reallocarray(out->pieces, cap, sizeof(*v));
+			if (!v) {
+				r = -ENOMEM;
+				break;
+			}
+			out->pieces = v;
+			cap_pieces = cap;
+		}
+		ch->first = (uint32_t)out->nr_pieces;
+		ch->nr_pieces = k[i];
+		memcpy(out->pieces + out->nr_pieces, e->idx, k[i] * sizeof(*e->idx));
+		/* By index: pieces next to each other share a target. */
+		qsort(out->pieces + out->nr_pieces, k[i], sizeof(*out->pieces), pp_by_index);
+		out->nr_pieces += k[i];
+		out->room_used += k[i];
+		out->heat_placed += e->heat * e->prefix[k[i]];
+	}
+out:
+	free(k);
+	free(whole);
+	return r;
+}
+
+int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
+{
+	struct pp_ctx c = { 0 };
+	struct pp_sort *sorted = NULL;
+	double *raw = NULL, hi = 0, lambda, mu = 0;
+	bool any_shares = false;
+	int r = -EINVAL;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!pp_valid(in))
+		return -EINVAL;
+	c.nr = in->nr;
+	c.ppe = in->pieces_per_extent;
+	c.room = in->room;
+	r = -ENOMEM;
+	c.e = calloc(in->nr ? in->nr : 1, sizeof(*c.e));
+	raw = malloc(c.ppe * sizeof(*raw));
+	sorted = malloc(c.ppe * sizeof(*sorted));
+	if (!c.e || !raw || !sorted)
+		goto out;
+	for (uint32_t i = 0; i < in->nr; i++) {
+		struct pp_ext *e = &c.e[i];
+
+		e->heat = in->ext[i].heat;
+		e->top = e->heat;
+		out->heat_total += e->heat;
+		if (in->ext[i].pin_ssd) {
+			/* Pins first, lowest le first, while they fit. */
+			e->fixed = c.room >= c.ppe;
+			if (e->fixed)
+				c.room -= c.ppe;
+			continue;
+		}
+		if (e->heat <= 0 || !in->max_pieces)
+			continue;
+		r = pp_load_shares(in, i, e, raw, sorted);
+		if (r < 0)
+			goto out;
+		any_shares |= e->prefix != NULL;
+	}
+	/* A price above every unit's worth chooses nothing: the searches' upper bound. */
+	for (uint32_t i = 0; i < in->nr; i++)
+		if (c.e[i].heat > hi)
+			hi = c.e[i].heat;
+	hi = hi * 2 + 1;
+	c.pieces_ok = any_shares && in->max_pieces;
+	r = pp_index_whole(&c);
+	if (r < 0)
+		goto out;
+	lambda = pp_lambda(&c, 0, hi);
+	if (c.pieces_ok && pp_evaluate(&c, lambda, 0).pieces > in->max_pieces) {
+		double lo = 0, hi_mu = hi;
+
+		/* The lowest price per piece that keeps them within the budget. */
+		for (int i = 0; i < PIECEPLAN_MU_STEPS; i++) {
+			double mid = (lo + hi_mu) / 2, l = pp_lambda(&c, mid, hi);
+
+			if (pp_evaluate(&c, l, mid).pieces <= in->max_pieces)
+				hi_mu = mid;
+			else
+				lo = mid;
+		}
+		mu = hi_mu;
+		lambda = pp_lambda(&c, mu, hi);
+	}
+	out->lambda = lambda;
+	out->mu = mu;
+	r = pp_materialize(in, &c, lambda, mu, out);
+out:
+	for (uint32_t i = 0; c.e && i < c.nr; i++) {
+		free(c.e[i].prefix);
+		free(c.e[i].idx);
+	}
+	free(c.e);
+	free(c.whole_heat);
+	free(c.whole_prefix);
+	free(raw);
+	free(sorted);
+	if (r < 0)
+		pieceplan_destroy(out);
+	return r;
+}
+
+void pieceplan_destroy(struct pieceplan *pp)
+{
+	if (!pp)
+		return;
+	free(pp->choices);
+	free(pp->pieces);
+	memset(pp, 0, sizeof(*pp));
+}

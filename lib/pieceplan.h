@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef TIERD_PIECEPLAN_H
+#define TIERD_PIECEPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * pieceplan: what the SSD tier should hold when it may hold pieces of
+ * extents as well as whole ones (docs/design.md, "Placement finer than an
+ * extent"): the target placement a planner then reaches by moves.
+ *
+ * One ranking of units by density, not a second stage that gets what the
+ * extent plan leaves: on zipf every extent is about as hot as the next, and
+ * whole extents would fill the SSD before a piece had room.  A whole extent
+ * is worth its heat and costs pieces_per_extent slots of room; a piece is
+ * worth its extent's heat times its share (pieceheat.h) and costs one slot
+ * of room and one of the table's piece budget (each piece out costs the
+ * volume's table up to two targets; the caller turns the targets it can
+ * spare into pieces).  Two budgets, so the choice is made with a price per
+ * slot (lambda) and a price per piece (mu), as a Lagrangian relaxation of
+ * the knapsack: at given prices each extent takes the best of nothing, the
+ * whole extent (heat - lambda * ppe) or its pieces worth more than
+ * lambda + mu each; lambda is the lowest price whose choices fit the room,
+ * and mu the lowest that keeps the pieces within their budget.  An extent
+ * most of whose pieces are hot goes whole (one unit, no piece budget); a
+ * few hot blocks in cold data go as pieces.  With no piece budget the
+ * answer is the densest whole extents, as `highest` would choose.
+ *
+ * The choice is exact at its prices and within one extent of the room
+ * otherwise (discrete units); it ignores where anything is now, which is
+ * the planner's business (hysteresis, pins, the cost of moving).
+ *
+ * Pure: no I/O.  Functions that can fail return 0 or a negative errno.
+ */
+
+struct pieceplan_extent {
+	uint32_t le;
+	double heat;     /* finite, >= 0 */
+	bool pin_ssd;    /* must be on the SSD whole: placed first, whatever its heat */
+};
+
+/*
+ * How extent i's heat divides among its pieces: 1 with out[0..ppe) set to
+ * shares that add up to about 1, or 0 when that is not known (the extent is
+ * then whole or nothing).
+ */
+typedef int pieceplan_shares_fn(void *ctx, uint32_t i, double *out);
+
+struct pieceplan_input {
+	const struct pieceplan_extent *ext; /* by increasing le */
+	uint32_t nr;
+	uint32_t pieces_per_extent;         /* a power of two from 2 */
+	uint64_t room;                      /* SSD room in slots (a whole extent is ppe) */
+	uint64_t max_pieces;                /* pieces out the table can afford */
+	pieceplan_shares_fn *shares;        /* may be NULL: whole extents only */
+	void *ctx;
+};
+
+struct pieceplan_choice {
+	uint32_t le;
+	uint32_t nr_pieces;  /* 0: whole */
+	uint32_t first;      /* with pieces: pieceplan.pieces[first, first + nr_pieces), by index */
+};
+
+struct pieceplan {
+	struct pieceplan_choice *choices; /* extents with anything on the SSD, by le */
+	size_t nr_choices;
+	uint16_t *pieces;
+	size_t nr_pieces;
+	uint64_t whole;          /* extents whole */
+	uint64_t room_used;      /* slots */
+	double heat_placed;      /* heat on the SSD, pieces at their share */
+	double heat_total;       /* of every extent given */
+	double lambda, mu;       /* the prices found */
+};
+
+/*
+ * The placement.  -EINVAL for NULL pointers, pieces_per_extent not a power
+ * of two from 2 to 65536, extents not by increasing le, heat negative or
+ * not finite, or shares that are negative or not finite; -ENOMEM.  Pinned
+ * extents that do not fit the room are left out, lowest le first kept.
+ * On error *out is empty.
+ */
+int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out);
+/* Accepts NULL and a zeroed or already destroyed plan. */
+void pieceplan_destroy(struct pieceplan *pp);
+
+#endif

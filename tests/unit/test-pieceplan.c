@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pieceplan: one ranking of whole extents and pieces for the SSD's room. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pieceplan.h"
+
+#define PPE 8
+
+/* Shares by extent: table[i][k]; a row of zeros is "not known". */
+struct shares_table {
+	double v[64][PPE];
+};
+
+static int table_shares(void *ctx, uint32_t i, double *out)
+{
+	const struct shares_table *t = ctx;
+	double sum = 0;
+
+	for (int k = 0; k < PPE; k++)
+		sum += t->v[i][k];
+	if (sum == 0)
+		return 0;
+	memcpy(out, t->v[i], sizeof(t->v[i]));
+	return 1;
+}
+
+/* Extent i: one piece (i % PPE) with `hot` of its I/O, the rest even. */
+static void one_hot_piece(struct shares_table *t, uint32_t i, double hot)
+{
+	for (int k = 0; k < PPE; k++)
+		t->v[i][k] = k == (int)(i % PPE) ? hot : (1 - hot) / (PPE - 1);
+}
+
+static void even(struct shares_table *t, uint32_t i)
+{
+	for (int k = 0; k < PPE; k++)
+		t->v[i][k] = 1.0 / PPE;
+}
+
+static struct pieceplan_input input(struct pieceplan_extent *ext, uint32_t nr,
+				    struct shares_table *t, uint64_t room, uint64_t max_pieces)
+{
+	return (struct pieceplan_input){ .ext = ext, .nr = nr, .pieces_per_extent = PPE,
+					 .room = room, .max_pieces = max_pieces,
+					 .shares = t ? table_shares : NULL, .ctx = t };
+}
+
+static void extents(struct pieceplan_extent *ext, uint32_t nr, double heat)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		ext[i] = (struct pieceplan_extent){ .le = 10 * i, .heat = heat };
+}
+
+/* Four extents of heat 1, each with 90% of its I/O in one piece. */
+static void four_hot_pieces(struct pieceplan_extent *ext, struct shares_table *t)
+{
+	extents(ext, 4, 1);
+	for (uint32_t i = 0; i < 4; i++)
+		one_hot_piece(t, i, 0.9);
+}
+
+static void test_invalid(void)
+{
+	struct pieceplan_extent ext[2] = { { .le = 1, .heat = 1 }, { .le = 1, .heat = 1 } };
+	struct pieceplan_input in = input(ext, 2, NULL, 8, 0);
+	struct pieceplan pp;
+
+	CHECK_INT(pieceplan_select(&in, &pp), -EINVAL); /* le twice */
+	ext[1].le = 2;
+	ext[1].heat = -1;
+	CHECK_INT(pieceplan_select(&in, &pp), -EINVAL);
+	ext[1].heat = NAN;
+	CHECK_INT(pieceplan_select(&in, &pp), -EINVAL);
+	ext[1].heat = 1;
+	in.pieces_per_extent = 6;
+	CHECK_INT(pieceplan_select(&in, &pp), -EINVAL);
+	in.pieces_per_extent = 1;
+	CHECK_INT(pieceplan_select(&in, &pp), -EINVAL);
+	in.pieces_per_extent = PPE;
+	CHECK_INT(pieceplan_select(NULL, &pp), -EINVAL);
+	CHECK_INT(pieceplan_select(&in, NULL), -EINVAL);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 1);
+	pieceplan_destroy(&pp);
+	pieceplan_destroy(&pp);
+	pieceplan_destroy(NULL);
+}
+
+/* Without shares, or without a piece budget: the hottest whole extents that fit. */
+static void test_whole_only(void)
+{
+	struct pieceplan_extent ext[5];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	extents(ext, 5, 0);
+	for (uint32_t i = 0; i < 5; i++) {
+		ext[i].heat = (double)(i * 7 % 5) + 1; /* 1, 3, 5, 2, 4 */
+		one_hot_piece(&t, i, 0.9);
+	}
+	for (int with_table = 0; with_table < 2; with_table++) {
+		in = input(ext, 5, with_table ? &t : NULL, 3 * PPE, with_table ? 0 : 100);
+		CHECK_OK(pieceplan_select(&in, &pp));
+		CHECK_UINT(pp.nr_choices, 3);
+		CHECK_UINT(pp.whole, 3);
+		CHECK_UINT(pp.nr_pieces, 0);
+		CHECK_UINT(pp.choices[0].le, 10);
+		CHECK_UINT(pp.choices[1].le, 20);
+		CHECK_UINT(pp.choices[2].le, 40);
+		CHECK_UINT(pp.room_used, 3 * PPE);
+		CHECK_NEAR(pp.heat_placed, 12, 1e-9);
+		CHECK_NEAR(pp.heat_total, 15, 1e-9);
+		pieceplan_destroy(&pp);
+	}
+	/* Room for everything: all whole, nothing priced. */
+	in = input(ext, 5, &t, 100 * PPE, 100);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 5);
+	CHECK_NEAR(pp.lambda, 0, 0);
+	pieceplan_destroy(&pp);
+}
+
+/*
+ * Zipf in small: four extents, each with 90% of its I/O in one piece. The
+ * room of one extent holds the four hot pieces, 3.6 of the heat, not 1.
+ */
+static void test_scattered_hot_blocks(void)
+{
+	struct pieceplan_extent ext[4];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	four_hot_pieces(ext, &t);
+	in = input(ext, 4, &t, PPE, 1000);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 0);
+	CHECK(pp.nr_pieces >= 4 && pp.nr_pieces <= PPE);
+	CHECK(pp.room_used <= PPE);
+	CHECK(pp.heat_placed >= 3.6 - 1e-9);
+	CHECK_UINT(pp.nr_choices, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		const struct pieceplan_choice *ch = &pp.choices[i];
+		int has_hot = 0;
+
+		CHECK_UINT(ch->le, 10 * i);
+		for (uint32_t k = 0; k < ch->nr_pieces; k++) {
+			has_hot |= pp.pieces[ch->first + k] == i % PPE;
+			if (k)
+				CHECK(pp.pieces[ch->first + k] > pp.pieces[ch->first + k - 1]);
+		}
+		CHECK(has_hot);
+	}
+	pieceplan_destroy(&pp);
+
+	/* Two pieces the table can afford: the two hot ones, and no room for a whole extent. */
+	in = input(ext, 4, &t, PPE - 2, 2);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.nr_pieces, 2);
+	CHECK_UINT(pp.whole, 0);
+	CHECK_NEAR(pp.heat_placed, 1.8, 1e-9);
+	pieceplan_destroy(&pp);
+
+	/* With room for one whole extent more, it goes whole beside the two pieces. */
+	in = input(ext, 4, &t, PPE + 3, 2);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.nr_pieces, 2);
+	CHECK_UINT(pp.whole, 1);
+	CHECK_UINT(pp.room_used, PPE + 2);
+	CHECK_NEAR(pp.heat_placed, 1.8 + 1, 1e-9);
+	pieceplan_destroy(&pp);
+}
+
+/* I/O even over the extent: whole, which costs no piece of the table's budget. */
+static void test_even_goes_whole(void)
+{
+	struct pieceplan_extent ext[4];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	extents(ext, 4, 1);
+	for (uint32_t i = 0; i < 4; i++)
+		even(&t, i);
+	ext[3].heat = 2;
+	in = input(ext, 4, &t, 2 * PPE, 1000);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 2);
+	CHECK_UINT(pp.nr_pieces, 0);
+	CHECK_UINT(pp.choices[1].le, 30);
+	CHECK_NEAR(pp.heat_placed, 3, 1e-9);
+	pieceplan_destroy(&pp);
+}
+
+/* Pins go whole first, cold or not; one that does not fit is left out. */
+static void test_pins(void)
+{
+	struct pieceplan_extent ext[4];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	four_hot_pieces(ext, &t);
+	ext[0].heat = 0;
+	ext[0].pin_ssd = true;
+	ext[2].pin_ssd = true;
+	in = input(ext, 4, &t, 2 * PPE + 2, 1000);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 2);
+	CHECK_UINT(pp.choices[0].le, 0);
+	CHECK_UINT(pp.choices[0].nr_pieces, 0);
+	CHECK_UINT(pp.choices[2].le, 20);
+	CHECK_UINT(pp.choices[2].nr_pieces, 0);
+	/* The two slots left: the hot pieces of extents 1 and 3. */
+	CHECK_UINT(pp.nr_pieces, 2);
+	CHECK_NEAR(pp.heat_placed, 1 + 1.8, 1e-9);
+	pieceplan_destroy(&pp);
+	in.room = PPE + 1;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 1);
+	CHECK_UINT(pp.choices[0].le, 0);
+	CHECK(pp.room_used <= PPE + 1);
+	pieceplan_destroy(&pp);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int by_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * Random pools: the budgets always hold; the heat placed is at most what
+ * the room's hottest pieces hold (the bound with no table limit) and,
+ * with a piece budget, at least what the best whole extents of that room
+ * hold less one extent's worth (units are discrete).
+ */
+static void test_random(void)
+{
+	static struct shares_table t;
+	struct pieceplan_extent ext[64];
+	double gains[64 * PPE], heats[64];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	for (int round = 0; round < 300; round++) {
+		uint32_t nr = 1 + rnd(&seed) % 64, ng = 0;
+		uint64_t room = rnd(&seed) % (nr * PPE + 4), max_pieces = rnd(&seed) % 40;
+		double bound = 0, whole_best = 0, max_heat = 0;
+		struct pieceplan_input in;
+		struct pieceplan pp;
+
+		memset(&t, 0, sizeof(t));
+		for (uint32_t i = 0; i < nr; i++) {
+			ext[i] = (struct pieceplan_extent){ .le = i * 3 + (uint32_t)(rnd(&seed) % 3),
+							    .heat = (double)(rnd(&seed) % 1000) / 10 };
+			heats[i] = ext[i].heat;
+			if (ext[i].heat > max_heat)
+				max_heat = ext[i].heat;
+			if (rnd(&seed) % 4)
+				for (int k = 0; k < PPE; k++)
+					t.v[i][k] = (double)(rnd(&seed) % 100) * (rnd(&seed) % 3 == 0);
+			for (int k = 0; k < PPE; k++) {
+				double sum = 0;
+
+				for (int j = 0; j < PPE; j++)
+					sum += t.v[i][j];
+				gains[ng++] = sum > 0 ? ext[i].heat * t.v[i][k] / sum
+						      : ext[i].heat / PPE;
+			}
+		}
+		qsort(gains, ng, sizeof(*gains), by_desc);
+		qsort(heats, nr, sizeof(*heats), by_desc);
+		for (uint64_t k = 0; k < room && k < ng; k++)
+			bound += gains[k];
+		for (uint64_t k = 0; k < room / PPE && k < nr; k++)
+			whole_best += heats[k];
+		in = input(ext, nr, &t, room, max_pieces);
+		CHECK_OK(pieceplan_select(&in, &pp));
+		CHECK(pp.room_used <= room);
+		CHECK(pp.nr_pieces <= max_pieces);
+		CHECK(pp.heat_placed <= bound + 1e-6);
+		CHECK(pp.heat_placed >= whole_best - max_heat - 1e-6);
+		for (size_t c = 1; c < pp.nr_choices; c++)
+			CHECK(pp.choices[c].le > pp.choices[c - 1].le);
+		pieceplan_destroy(&pp);
+	}
+}
+
+int main(void)
+{
+	test_invalid();
+	test_whole_only();
+	test_scattered_hot_blocks();
+	test_even_goes_whole();
+	test_pins();
+	test_random();
+	return 0;
+}
