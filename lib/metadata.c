@@ -475,7 +475,7 @@ size_t metadata_pieces_bytes(const struct piecemap *pm)
 	return (size_t)bytes;
 }
 
-static bool metadata_piece_size_valid(uint64_t extent_size, uint32_t pieces_per_extent)
+int metadata_piece_size_valid(uint64_t extent_size, uint32_t pieces_per_extent)
 {
 	return metadata_pow2_between(pieces_per_extent, 2, PIECEMAP_MAX_PIECES_PER_EXTENT) &&
 	       extent_size / pieces_per_extent >= METADATA_PIECE_MIN;

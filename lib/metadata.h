@@ -160,6 +160,11 @@ size_t metadata_pool_bytes(unsigned nr_devs, uint32_t nr_logical);
 /* What pm's pieces add to it: 0 for NULL or a map without containers. */
 size_t metadata_pieces_bytes(const struct piecemap *pm);
 /*
+ * Whether extents of extent_size bytes can be split into pieces_per_extent
+ * pieces in a slot: a power of two from 2, pieces of 4 KiB at least.
+ */
+int metadata_piece_size_valid(uint64_t extent_size, uint32_t pieces_per_extent);
+/*
  * Write exactly metadata_pool_bytes(p->nr_devs, m->nr_logical) +
  * metadata_pieces_bytes(pm) bytes (pm may be NULL: no pieces).
  * -ENOSPC if cap is smaller; -EINVAL if p is inconsistent (what decode

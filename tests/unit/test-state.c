@@ -839,6 +839,12 @@ static void test_pieces(void)
 		  "piece 0 of extent 12 (container 0, slot 1) invalid" },
 		{ "UPDATE pool SET pieces_per_extent = 96", "its piece size is invalid" },
 		{ "UPDATE pool SET pieces_per_extent = 4294967552", "its piece size is invalid" },
+		/* Pieces of 2 KiB: no slot could carry them. */
+		{ "UPDATE pool SET pieces_per_extent = 2048", "its piece size is invalid" },
+		{ "UPDATE pool SET pieces_per_extent = 0",
+		  "piece container 0 stored, but no piece size" },
+		{ "UPDATE pool SET pieces_per_extent = 0; DELETE FROM piece_container",
+		  "piece 0 of extent 10 stored, but no piece size" },
 	};
 	const char *d = sub_dir("pieces");
 	struct state *st = open_state_in(d);

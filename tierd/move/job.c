@@ -752,6 +752,10 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 		r = pool_activate(p->ps, p, true, err, err_len);
 		if (r < 0)
 			return r;
+		/* Activation may have adopted pieces from the devices. */
+		r = pool_check_no_pieces(p, "drop a missing device", err, err_len);
+		if (r < 0)
+			return r;
 	}
 	r = pool_drop_plan(p, &d, err, err_len);
 	if (r < 0)

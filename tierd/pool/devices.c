@@ -293,8 +293,15 @@ bool pool_newest_leaves_out_missing(const struct pool *p)
 	if (best == p->sp.meta.generation)
 		return false;
 	if (pool_read_slot(p->fd[best_dev], &p->sb[best_dev], best_slot, &gen, &meta, &map,
-			   &pieces) < 0 || gen != best)
+			   &pieces) < 0)
 		return false;
+	if (gen != best) {
+		if (gen) {
+			extmap_destroy(&map);
+			piecemap_destroy(&pieces);
+		}
+		return false;
+	}
 	extmap_destroy(&map);
 	piecemap_destroy(&pieces);
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
@@ -363,9 +370,15 @@ int pool_adopt_newer_metadata(struct pool *p, char *err, size_t err_len)
 		return pool_fail(p, r, err, err_len,
 				 "its newest metadata (generation %" PRIu64 " on %s) %s", best,
 				 p->sp.paths[best_dev], pool_slot_error(r));
-	if (r < 0 || gen != best)
+	if (r < 0 || gen != best) {
+		/* Decoded only when the slot held a generation. */
+		if (r == 0 && gen) {
+			extmap_destroy(&map);
+			piecemap_destroy(&pieces);
+		}
 		return pool_fail(p, r < 0 ? r : -EIO, err, err_len, "cannot re-read metadata on %s",
 				 p->sp.paths[best_dev]);
+	}
 	if (best == p->sp.meta.generation) {
 		if (meta.nr_devs == p->sp.meta.nr_devs && extmap_same_mapping(&map, &p->sp.map) &&
 		    piecemap_same_placement(&pieces, &p->sp.pieces)) {

@@ -751,6 +751,7 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 	struct planner_listed *grown;
 	bool starts_run = false;
 	size_t next_pin = 0;
+	uint32_t next_split = piecemap_next_split(&p->sp.pieces, 0);
 
 	*out = (struct pool_planner_list){ .p = p, .pins = pins, .nr_pins = nr_pins };
 	/*
@@ -762,7 +763,7 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 	 */
 	for (uint32_t le = 0, end = 0; le < nr;) {
 		const struct state_pin *pin;
-		bool run_start;
+		bool run_start, split;
 		uint32_t stop;
 		int tier;
 
@@ -773,9 +774,12 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 			starts_run = le > 0 && !extmap_loc_follows(extmap_get(&p->sp.map, le - 1), loc);
 		}
 		run_start = starts_run && le == span_start;
+		if (next_split < le)
+			next_split = piecemap_next_split(&p->sp.pieces, le);
+		split = le == next_split;
 		tier = loc.dev == EXTMAP_NO_DEV ? -1 : (int)p->sp.meta.devs[loc.dev].tier;
 		pin = pool_pin_at(pins, nr_pins, &next_pin, le);
-		if (run_start) {
+		if (run_start || split) {
 			/* Listed whatever it is. */
 		} else if (tier != METADATA_TIER_SSD && !(pin && pin->ssd) && pool_heat_page(p, le)) {
 			const struct heat_extent *e = heat_at(&p->heat, le);
@@ -794,6 +798,8 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 				stop = pin->first + pin->nr;
 			else if (!pin && next_pin < nr_pins && pins[next_pin].first < stop)
 				stop = pins[next_pin].first;
+			if (next_split < stop)
+				stop = next_split;
 			if (tier == METADATA_TIER_HDD && !pin)
 				out->nr_unlisted_hdd += stop - le;
 			le = stop;
@@ -820,6 +826,9 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 			out->list[out->nr_list].e.flags = PLANNER_STARTS_RUN;
 		if (pin)
 			out->list[out->nr_list].e.pin = pin->ssd ? PLANNER_SSD : PLANNER_HDD;
+		/* A split extent moves only by its pieces, which this tierd does not move. */
+		if (split)
+			out->list[out->nr_list].e.pin = out->list[out->nr_list].e.tier;
 		out->nr_list++;
 		le++;
 	}

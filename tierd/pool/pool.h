@@ -112,6 +112,7 @@ struct pool_dev_report {
 	uint64_t size_bytes;
 	uint32_t logical_block_size;
 	uint64_t data_offset;
+	/* used: mapped to a logical extent, or a piece container */
 	uint32_t total_extents, used_extents, reserved_extents;
 	bool missing; /* a degraded pool's device that is not there */
 };

@@ -9,7 +9,11 @@
 static void dev_report(const struct pool *p, unsigned i, struct pool_dev_report *out)
 {
 	const struct metadata_dev *d = &p->sp.meta.devs[i];
+	uint32_t containers = 0;
 
+	/* A piece container holds data of the extents split into it: used, though mapped by none. */
+	for (uint32_t c = 0; c < p->sp.pieces.nr_containers; c++)
+		containers += p->sp.pieces.containers[c].dev == i;
 	*out = (struct pool_dev_report){
 		.path = p->sp.paths[i],
 		.tier = d->tier,
@@ -17,7 +21,7 @@ static void dev_report(const struct pool *p, unsigned i, struct pool_dev_report 
 		.logical_block_size = d->logical_block_size,
 		.data_offset = d->data_start,
 		.total_extents = d->nr_pe,
-		.used_extents = extmap_count_on_dev(&p->sp.map, i),
+		.used_extents = extmap_count_on_dev(&p->sp.map, i) + containers,
 		.reserved_extents = d->reserve_pe,
 		.missing = p->degraded && p->fd[i] < 0,
 	};

@@ -114,6 +114,27 @@ static int piece_row(struct state_pool *p, sqlite3_stmt *stmt, int64_t nth, char
 				      (uint16_t)slot);
 }
 
+/* A row of either table in a pool whose piece size says it has none. */
+static int container_row_without_size(struct state_pool *p, sqlite3_stmt *stmt, int64_t nth,
+				      char *why, size_t why_len)
+{
+	(void)p;
+	(void)nth;
+	snprintf(why, why_len, "piece container %lld stored, but no piece size",
+		 (long long)sqlite3_column_int64(stmt, 0));
+	return -EUCLEAN;
+}
+
+static int piece_row_without_size(struct state_pool *p, sqlite3_stmt *stmt, int64_t nth,
+				  char *why, size_t why_len)
+{
+	(void)p;
+	(void)nth;
+	snprintf(why, why_len, "piece %lld of extent %lld stored, but no piece size",
+		 (long long)sqlite3_column_int64(stmt, 1), (long long)sqlite3_column_int64(stmt, 0));
+	return -EUCLEAN;
+}
+
 static int pieces_rows(struct state *st, struct state_pool *p, const char *sql, pieces_row_fn fn)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -145,13 +166,21 @@ int state_pieces_load(struct state *st, struct state_pool *p, int64_t pieces_per
 {
 	int r;
 
-	if (!pieces_per_extent)
-		return 0; /* no container: p->pieces stays zeroed */
-	r = pieces_per_extent < 0 || pieces_per_extent > PIECEMAP_MAX_PIECES_PER_EXTENT
-		    ? -EINVAL
-		    : piecemap_init(&p->pieces, (uint32_t)pieces_per_extent);
-	if (r < 0)
+	if (!pieces_per_extent) {
+		/* No container: no row either, or the map would hold their extents free. */
+		r = pieces_rows(st, p, "SELECT idx, dev, pe FROM piece_container WHERE pool_id = ?1"
+				" LIMIT 1", container_row_without_size);
+		if (r == 0)
+			r = pieces_rows(st, p, "SELECT le, idx, container, slot FROM piece"
+					" WHERE pool_id = ?1 LIMIT 1", piece_row_without_size);
+		return r;
+	}
+	if (pieces_per_extent < 0 || pieces_per_extent > PIECEMAP_MAX_PIECES_PER_EXTENT ||
+	    !metadata_piece_size_valid(p->meta.extent_size, (uint32_t)pieces_per_extent))
 		return pieces_invalid(st, p, "its piece size is invalid");
+	r = piecemap_init(&p->pieces, (uint32_t)pieces_per_extent);
+	if (r < 0)
+		return r;
 	r = pieces_rows(st, p, "SELECT idx, dev, pe FROM piece_container WHERE pool_id = ?1"
 			" ORDER BY idx", container_row);
 	if (r == 0)

@@ -63,6 +63,17 @@ tierctl_fails 1 "extent 20 of pool tank is split into pieces" extent move tank 2
 tierctl_fails 1 "5 pieces of split extents in 1 piece containers" tier detach tank --ssd "$ssd"
 assert_eq "the volume's data after the refusals" "$want" "$(vm_sha256 $vol)"
 
+step "the planner leaves split extents where they are, pinned or not"
+tierctl_ok pin tank $((20 * ext)) $((3 * ext)) --tier ssd
+planned=$("$TIERCTL" tier now tank --dry-run --json | jq -r '[.plan.moves[].extent] | join(" ")')
+assert_eq "planned moves with extents 20-22 pinned to the SSD" 22 "$planned"
+tierctl_ok tier now tank --wait >/dev/null
+# SSD: extents 0-3, 40-41 and 22, and the container.
+assert_eq "SSD extents used" 8 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
+vm_drop_caches
+assert_eq "the volume's data after the run" "$want" "$(vm_sha256 $vol)"
+targets=$(dmsetup table tank | wc -l)
+
 step "a restart from the state, whose generation is the devices'"
 tierd_stop TERM
 : >/tmp/tierd.log
