@@ -153,6 +153,26 @@ static char *poolview_tiering(struct json_object *schedule)
 	return text;
 }
 
+/* "5 pieces of 16.0 KiB (80.0 KiB) out of 3 split extents, in 1 container", or "none". */
+static char *poolview_pieces(struct json_object *pool)
+{
+	struct json_object *pieces = member_get(pool, "pieces");
+	char n[SIZE_FORMAT_MAX], each[SIZE_FORMAT_MAX], bytes[SIZE_FORMAT_MAX];
+	char split[SIZE_FORMAT_MAX], containers[SIZE_FORMAT_MAX];
+	uint64_t nr_containers = 0;
+	char *text = NULL;
+
+	if (!pieces || member_uint(pieces, "containers", &nr_containers) < 0 || !nr_containers)
+		return strdup("none");
+	if (asprintf(&text, "%s pieces of %s (%s) out of %s split extents, in %s containers",
+		     poolview_count(pieces, "pieces", n), poolview_size(pieces, "piece_bytes", each),
+		     poolview_size(pieces, "bytes", bytes),
+		     poolview_count(pieces, "split_extents", split),
+		     poolview_count(pieces, "containers", containers)) < 0)
+		return NULL;
+	return text;
+}
+
 static int poolview_print_fields(FILE *out, struct json_object *pool)
 {
 	static const struct table_column columns[] = {
@@ -164,13 +184,14 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 		{ "Metadata generation", "metadata_generation", TABLE_UINT },
 		{ "Table", "table", TABLE_STRING },
 		{ "Heat", "heat", TABLE_STRING },
+		{ "Pieces", "pieces", TABLE_STRING },
 		{ "Tiering", "schedule", TABLE_STRING },
 		{ "Next run", "next_run_at", TABLE_STRING },
 	};
 	char size[SIZE_FORMAT_MAX], extents[SIZE_FORMAT_MAX], extent[SIZE_FORMAT_MAX];
 	char targets[SIZE_FORMAT_MAX], max_targets[SIZE_FORMAT_MAX];
 	char *state = NULL, *size_text = NULL, *heat_text = NULL, *tiering = NULL;
-	char *table_text = NULL;
+	char *table_text = NULL, *pieces_text = NULL;
 	struct json_object *table = member_get(pool, "table");
 	char next[TIERVIEW_TEXT_MAX];
 	const char *dm_device = poolview_string(pool, "dm_device");
@@ -201,8 +222,9 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 			     poolview_count(table, "max_targets", max_targets) : "none") < 0)
 		table_text = NULL;
 	heat_text = poolview_heat(pool);
+	pieces_text = poolview_pieces(pool);
 	tiering = poolview_tiering(member_get(pool, "schedule"));
-	if (!state || !size_text || !table_text || !heat_text || !tiering)
+	if (!state || !size_text || !table_text || !heat_text || !pieces_text || !tiering)
 		goto out;
 
 	r = table_new(columns, ARRAY_SIZE(columns), &t);
@@ -214,6 +236,7 @@ static int poolview_print_fields(FILE *out, struct json_object *pool)
 	table_add_members(t, pool, 2);
 	table_add_string(t, table_text);
 	table_add_string(t, heat_text);
+	table_add_string(t, pieces_text);
 	table_add_string(t, tiering);
 	table_add_string(t, member_get(pool, "schedule") ?
 			    tierview_next_run(member_get(pool, "schedule"), next) : NULL);
@@ -222,6 +245,7 @@ out:
 	table_free(t);
 	free(tiering);
 	free(heat_text);
+	free(pieces_text);
 	free(table_text);
 	free(size_text);
 	free(state);

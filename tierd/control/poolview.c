@@ -147,6 +147,18 @@ static json_object *table_json(const struct pool *p, const struct pool_report *r
 	return o;
 }
 
+static json_object *pieces_json(const struct pool_pieces_report *pr)
+{
+	json_object *o = json_object_new_object();
+
+	add_u64(o, "piece_bytes", pr->piece_bytes);
+	add_u64(o, "containers", pr->containers);
+	add_u64(o, "pieces", pr->pieces);
+	add_u64(o, "split_extents", pr->split_extents);
+	add_u64(o, "bytes", pr->piece_bytes * pr->pieces);
+	return o;
+}
+
 json_object *poolview_pool_json(const struct pool *p)
 {
 	json_object *o = json_object_new_object();
@@ -168,6 +180,7 @@ json_object *poolview_pool_json(const struct pool *p)
 	json_object_object_add(o, "table", table_json(p, &r));
 	json_object_object_add(o, "tiers", tiers_json(&r));
 	json_object_object_add(o, "heat", heat_status_json(&r.heat));
+	json_object_object_add(o, "pieces", pieces_json(&r.pieces));
 	json_object_object_add(o, "job", poolview_job_json(p));
 	json_object_object_add(o, "degraded", json_object_new_boolean(r.degraded));
 	add_u64(o, "lost_extents", r.lost_extents);

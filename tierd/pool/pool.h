@@ -139,6 +139,12 @@ struct pool_heat_report {
 	const char *reason;               /* why heat is off, "" when on or not known */
 };
 
+/* The pieces of split extents out of their homes (docs/design.md). */
+struct pool_pieces_report {
+	uint64_t piece_bytes;             /* 0 while the pool has no piece container */
+	uint32_t containers, pieces, split_extents;
+};
+
 struct pool_report {
 	const char *name;
 	uint8_t uuid[16];
@@ -153,6 +159,7 @@ struct pool_report {
 	struct pool_dev_report devs[METADATA_MAX_DEVS];
 	struct pool_tier_report tiers[2]; /* [METADATA_TIER_*] */
 	struct pool_heat_report heat;
+	struct pool_pieces_report pieces;
 	const char *job_what;             /* NULL when idle */
 	bool degraded;                    /* active without every device */
 	uint32_t lost_extents;            /* of the volume, on missing devices */

@@ -28,6 +28,19 @@ static void dev_report(const struct pool *p, unsigned i, struct pool_dev_report 
 	memcpy(out->uuid, d->uuid, sizeof(out->uuid));
 }
 
+static void pieces_report(const struct pool *p, struct pool_pieces_report *out)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+
+	*out = (struct pool_pieces_report){ .containers = pm->nr_containers,
+					    .pieces = pm->nr_pieces };
+	if (!pm->nr_containers)
+		return;
+	out->piece_bytes = p->sp.meta.extent_size / pm->pieces_per_extent;
+	for (uint32_t i = 0; i < pm->nr_pieces; i++)
+		out->split_extents += !i || pm->pieces[i].le != pm->pieces[i - 1].le;
+}
+
 void pool_get_report(const struct pool *p, struct pool_report *out)
 {
 	*out = (struct pool_report){
@@ -64,6 +77,7 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		.moves_refused = p->broken,
 	};
 	memcpy(out->uuid, p->sp.meta.uuid, sizeof(out->uuid));
+	pieces_report(p, &out->pieces);
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		struct pool_dev_report *d = &out->devs[i];
 		struct pool_tier_report *t;

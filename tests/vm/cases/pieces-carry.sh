@@ -38,6 +38,11 @@ vm_drop_caches
 assert_eq "the volume's data with pieces out" "$want" "$(vm_sha256 $vol)"
 targets=$(dmsetup table tank | wc -l)
 [ "$targets" -gt "$targets_before" ] || fail "the table has $targets targets, no more than $targets_before"
+assert_eq "pool show's pieces" '{"piece_bytes":16384,"containers":1,"pieces":5,"split_extents":3,"bytes":81920}' \
+	"$(pool_field tank '.pieces' | jq -c .)"
+"$TIERCTL" pool show tank | grep -x "Pieces: *5 pieces of 16.0 KiB (80.0 KiB) out of 3 split extents, in 1 containers" ||
+	fail "pool show does not show the pieces: $("$TIERCTL" pool show tank)"
+json_save pool pool show tank
 echo "ok: the table has $targets targets for the pieces ($targets_before without)"
 
 step "a write to a piece goes to its slot"
@@ -92,5 +97,6 @@ tierctl_ok pool import "$hdd" "$ssd" >/dev/null
 vm_drop_caches
 assert_eq "the volume's data after import" "$want" "$(vm_sha256 $vol)"
 assert_eq "the table after import" "$targets" "$(dmsetup table tank | wc -l)"
+json_check
 tierd_stop TERM
 echo "pieces-carry: ok"
