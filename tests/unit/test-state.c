@@ -902,6 +902,106 @@ static void test_pieces(void)
 	state_close(st);
 }
 
+struct run_counts {
+	uint64_t done, failed, other;
+};
+
+static int count_run(const char *trigger, const char *result, uint64_t n, void *ctx)
+{
+	struct run_counts *c = ctx;
+
+	CHECK_STR(trigger, "auto");
+	if (!strcmp(result, "done"))
+		c->done += n;
+	else if (!strcmp(result, "failed"))
+		c->failed += n;
+	else
+		c->other += n;
+	return 0;
+}
+
+static struct run_counts runs_counted(struct state *st, int64_t id)
+{
+	struct run_counts c = { 0 };
+
+	CHECK_OK(state_runs_count(st, id, count_run, &c));
+	return c;
+}
+
+/*
+ * Runs and moves are counted in totals as they end (schema 008): pruning
+ * the history keeps the counts, and a database of schema 007 gets totals
+ * from the rows it has.
+ */
+static void test_totals(void)
+{
+	const char *d = sub_dir("totals");
+	struct state *st = open_state_in(d);
+	struct state_run run[30];
+	struct state_moves m = { 1, 2, 4096, 8192, 1 }, total;
+	struct state_pool p;
+	struct run_counts c;
+	sqlite3 *db;
+
+	make_pool(&p, 10);
+	CHECK_OK(state_pool_insert(st, &p));
+	/* 20 runs done, 5 failed, the 5 newest running. */
+	for (int i = 0; i < 30; i++) {
+		run[i] = (struct state_run){ .started = 1000 + i, .planned_extents = 1 };
+		snprintf(run[i].trigger, sizeof(run[i].trigger), "auto");
+		snprintf(run[i].policy, sizeof(run[i].policy), "auto");
+		snprintf(run[i].result, sizeof(run[i].result), "running");
+		CHECK_OK(state_run_insert(st, p.id, &run[i]));
+		if (i >= 25)
+			continue;
+		snprintf(run[i].result, sizeof(run[i].result), i < 20 ? "done" : "failed");
+		run[i].finished = run[i].started + 1;
+		CHECK_OK(state_run_update(st, &run[i]));
+		/* Updated again once ended (its message): counted once. */
+		CHECK_OK(state_run_update(st, &run[i]));
+	}
+	c = runs_counted(st, p.id);
+	CHECK_UINT(c.done, 20);
+	CHECK_UINT(c.failed, 5);
+	CHECK_UINT(c.other, 0);
+	CHECK_OK(state_runs_prune(st, p.id, 10));
+	db = raw_open(d);
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM run"), 10);
+	CHECK_INT(raw_count(db, "SELECT min(started) FROM run"), 1020);
+	CHECK_OK(state_runs_prune(st, p.id, 100)); /* fewer than that: nothing goes */
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM run"), 10);
+	c = runs_counted(st, p.id);
+	CHECK_UINT(c.done, 20);
+	CHECK_UINT(c.failed, 5);
+	snprintf(run[29].result, sizeof(run[29].result), "done");
+	CHECK_OK(state_run_update(st, &run[29]));
+	CHECK_UINT(runs_counted(st, p.id).done, 21);
+
+	CHECK_OK(state_moves_total(st, p.id, &total));
+	CHECK_UINT(total.promoted_bytes, 0);
+	CHECK_OK(state_moves_add(st, p.id, 100, &m));
+	CHECK_OK(state_moves_add(st, p.id, 100, &m));
+	CHECK_OK(state_moves_add(st, p.id, 101, &m));
+
+	/* Back to schema 007: no totals. Opened again, 008 counts the rows there are. */
+	state_close(st);
+	raw_exec(db, "DROP TRIGGER run_ended; DROP TRIGGER run_stored_ended;"
+		     " DROP TRIGGER moves_added; DROP TRIGGER moves_grown;"
+		     " DROP TABLE run_total; DROP TABLE moves_total; PRAGMA user_version = 7");
+	sqlite3_close(db);
+	st = open_state_in(d);
+	c = runs_counted(st, p.id);
+	/* The rows kept, which is what the history holds now: runs 20-24 failed, 29 done. */
+	CHECK_UINT(c.done, 1);
+	CHECK_UINT(c.failed, 5);
+	CHECK_OK(state_moves_total(st, p.id, &total));
+	CHECK_UINT(total.promoted_extents, 3);
+	CHECK_UINT(total.demoted_bytes, 3 * 8192);
+	CHECK_UINT(total.failed, 3);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
 /* Cold chunks of heat are no rows; a chunk that cools loses its row. */
 static void test_heat_cold(void)
 {
@@ -1015,6 +1115,7 @@ int main(void)
 	test_heat_cold();
 	test_heat_row_times();
 	test_pieces();
+	test_totals();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

@@ -289,6 +289,25 @@ int state_runs_interrupted(struct state *st, int64_t now)
 	return r;
 }
 
+int state_runs_prune(struct state *st, int64_t pool_id, unsigned keep)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r;
+
+	/* By start time, which the index has: ids follow it but for a clock set back. */
+	r = state_prepare(st,
+			  "DELETE FROM run WHERE pool_id = ?1 AND result != 'running' AND started <"
+			  " (SELECT started FROM run WHERE pool_id = ?1"
+			  "  ORDER BY started DESC LIMIT 1 OFFSET ?2)", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, pool_id);
+	sqlite3_bind_int64(stmt, 2, keep ? keep - 1 : 0);
+	r = state_step_done(st, stmt);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
 int state_runs_count(struct state *st, int64_t pool_id,
 		     int (*fn)(const char *trigger, const char *result, uint64_t n, void *ctx),
 		     void *ctx)
@@ -297,8 +316,7 @@ int state_runs_count(struct state *st, int64_t pool_id,
 	int r, rc = SQLITE_DONE;
 
 	r = state_prepare(st,
-			  "SELECT trigger_kind, result, count(*) FROM run"
-			  " WHERE pool_id = ?1 AND result != 'running' GROUP BY trigger_kind, result",
+			  "SELECT trigger_kind, result, n FROM run_total WHERE pool_id = ?1",
 			  &stmt);
 	if (r < 0)
 		return r;
@@ -344,21 +362,16 @@ int state_moves_total(struct state *st, int64_t id, struct state_moves *out)
 
 	memset(out, 0, sizeof(*out));
 	r = state_prepare(st,
-			  "SELECT TOTAL(promoted_extents), TOTAL(demoted_extents), TOTAL(promoted_bytes),"
-			  " TOTAL(demoted_bytes), TOTAL(failed) FROM moves WHERE pool_id = ?1", &stmt);
+			  "SELECT promoted_extents, demoted_extents, promoted_bytes, demoted_bytes, failed"
+			  " FROM moves_total WHERE pool_id = ?1", &stmt);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, id);
 	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->promoted_extents = (uint64_t)sqlite3_column_double(stmt, 0);
-		out->demoted_extents = (uint64_t)sqlite3_column_double(stmt, 1);
-		out->promoted_bytes = (uint64_t)sqlite3_column_double(stmt, 2);
-		out->demoted_bytes = (uint64_t)sqlite3_column_double(stmt, 3);
-		out->failed = (uint64_t)sqlite3_column_double(stmt, 4);
-	} else {
+	if (rc == SQLITE_ROW)
+		column_moves(stmt, 0, out);
+	else if (rc != SQLITE_DONE) /* no row: nothing moved yet */
 		r = state_fail(st, rc);
-	}
 	sqlite3_finalize(stmt);
 	return r;
 }

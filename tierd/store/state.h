@@ -146,7 +146,15 @@ int state_runs_list(struct state *st, int64_t pool_id, unsigned limit, struct st
 		    size_t *nr);
 /* At start: runs left 'running' by a crash or stop become 'interrupted'. */
 int state_runs_interrupted(struct state *st, int64_t now);
-/* The pool's finished runs counted per trigger and result: fn once per pair that has any. */
+/*
+ * Forget the pool's ended runs older than its newest keep (keep >= 1;
+ * their counts stay in state_runs_count's totals).
+ */
+int state_runs_prune(struct state *st, int64_t pool_id, unsigned keep);
+/*
+ * The pool's finished runs counted per trigger and result, pruned ones
+ * too: fn once per pair that has any.
+ */
 int state_runs_count(struct state *st, int64_t pool_id,
 		     int (*fn)(const char *trigger, const char *result, uint64_t n, void *ctx),
 		     void *ctx);

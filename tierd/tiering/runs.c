@@ -15,6 +15,12 @@
 
 /* An auto run moves a few extents at a time, as heat changes (docs/schedule.md). */
 #define TIERING_AUTO_EXTENTS 16
+/*
+ * Runs a pool keeps in its history: a few days of auto runs at their most
+ * frequent (two a minute), years of nightly ones; their counts outlive
+ * them (state_runs_count).
+ */
+#define TIERING_RUNS_KEPT 10000
 
 /* The words of the protocol and of the state's CHECK constraints. */
 static const char *const trigger_names[TIERING_TRIGGER_NR] = {
@@ -357,6 +363,8 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 				   state_last_error(ts->st));
 	}
 	tp->last_start = run->started;
+	if (state_runs_prune(ts->st, pool_state_id(p), TIERING_RUNS_KEPT) < 0)
+		log_pool_warn(pool_name(p), "cannot forget old runs: %s", state_last_error(ts->st));
 	if (plan.nr == 0) {
 		plan_destroy(&plan);
 		tp->running = 1;
