@@ -744,16 +744,9 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 	if (p->job)
 		return errbuf_fail(-EBUSY, err, err_len, "pool %s is busy: %s", p->sp.meta.name,
 				   p->job_what);
-	r = pool_check_no_pieces(p, "drop a missing device", err, err_len);
-	if (r < 0)
-		return r;
 	/* Inactive because a device is missing: activate it degraded first. */
 	if (!p->active) {
 		r = pool_activate(p->ps, p, true, err, err_len);
-		if (r < 0)
-			return r;
-		/* Activation may have adopted pieces from the devices. */
-		r = pool_check_no_pieces(p, "drop a missing device", err, err_len);
 		if (r < 0)
 			return r;
 	}
@@ -766,9 +759,14 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
 	}
 	job->drop = d;
-	job->nr = d->nr;
-	snprintf(job->what, sizeof(job->what),
-		 "zeroing %u extents to replace those lost with the missing device", d->nr);
+	job->nr = (size_t)d->nr + d->nr_pieces;
+	if (d->nr_pieces)
+		snprintf(job->what, sizeof(job->what),
+			 "zeroing %u extents and %u pieces to replace those lost with the missing"
+			 " device", d->nr, d->nr_pieces);
+	else
+		snprintf(job->what, sizeof(job->what),
+			 "zeroing %u extents to replace those lost with the missing device", d->nr);
 	ev_timer_start(loop, &job->kick);
 	pool_set_job(p, job, job->what);
 	return 0;

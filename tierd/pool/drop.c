@@ -37,7 +37,35 @@ void pool_drop_free(struct pool *p, struct pool_drop *d)
 	for (uint32_t i = 0; i < d->nr; i++)
 		extmap_release(&p->sp.map, d->dest[i].dev, d->dest[i].pe);
 	free(d->dest);
+	free(d->pieces);
 	free(d);
+}
+
+/*
+ * The pieces in containers of missing devices whose extent lives on a
+ * device that stays: their data is lost, and their home copy, stale since
+ * they left, must read as zeros as a lost extent does. Pieces of an extent
+ * that is lost itself go with it (its new home is zeroed whole).
+ */
+static int drop_plan_pieces(const struct pool *p, struct pool_drop *d)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+
+	for (uint32_t i = 0; i < pm->nr_pieces; i++) {
+		const struct piecemap_piece *pc = &pm->pieces[i];
+		struct extmap_loc home = extmap_get(&p->sp.map, pc->le);
+
+		if (p->fd[pm->containers[pc->container].dev] >= 0 || p->fd[home.dev] < 0)
+			continue;
+		if (!d->pieces) {
+			d->pieces = calloc(pm->nr_pieces, sizeof(*d->pieces));
+			if (!d->pieces)
+				return -ENOMEM;
+		}
+		d->pieces[d->nr_pieces++] = (struct pool_drop_piece){
+			.le = pc->le, .idx = pc->idx, .dev = home.dev, .pe = home.pe };
+	}
+	return 0;
 }
 
 int pool_drop_plan(struct pool *p, struct pool_drop **out, char *err, size_t err_len)
@@ -116,6 +144,11 @@ int pool_drop_plan(struct pool *p, struct pool_drop **out, char *err, size_t err
 		}
 		d->nr += needed;
 	}
+	r = drop_plan_pieces(p, d);
+	if (r < 0) {
+		pool_drop_free(p, d);
+		return errbuf_fail(r, err, err_len, "out of memory");
+	}
 	*out = d;
 	return 0;
 }
@@ -123,10 +156,26 @@ int pool_drop_plan(struct pool *p, struct pool_drop **out, char *err, size_t err
 int pool_drop_zero(struct pool *p, const struct pool_drop *d, uint32_t i, char *err,
 		   size_t err_len)
 {
-	const struct extmap_dest *x = &d->dest[i];
+	const struct extmap_dest *x;
+	const struct pool_drop_piece *pc;
+	uint64_t piece;
 	int r;
 
 	r = fault_fail("drop-zero");
+	if (i >= d->nr) {
+		pc = &d->pieces[i - d->nr];
+		piece = p->sp.meta.extent_size / p->sp.pieces.pieces_per_extent;
+		if (r == 0)
+			r = blockdev_wipe(p->fd[pc->dev],
+					  pool_pe_offset(p, pc->dev, pc->pe) + pc->idx * piece, piece);
+		if (r < 0)
+			return errbuf_fail(r, err, err_len,
+					   "%s: cannot zero piece %u of extent %u of the volume, lost"
+					   " with its container: %s; nothing was changed",
+					   p->sp.paths[pc->dev], pc->idx, pc->le, strerror(-r));
+		return 0;
+	}
+	x = &d->dest[i];
 	if (r == 0)
 		r = blockdev_wipe(p->fd[x->dev], pool_pe_offset(p, x->dev, x->pe),
 				  p->sp.meta.extent_size);
@@ -158,6 +207,32 @@ static void forget_dev(struct pool *p, unsigned dev)
 	p->sp.meta.nr_devs--;
 }
 
+/*
+ * Forget the pieces whose containers are on the devices gone (their homes,
+ * where the extent survives, were zeroed), then those containers: their
+ * extents are released so that the devices leave the map empty. Nothing
+ * here allocates.
+ */
+static void drop_commit_pieces(struct pool *p, const unsigned *gone, unsigned nr_gone)
+{
+	struct piecemap *pm = &p->sp.pieces;
+
+	for (uint32_t c = pm->nr_containers; c-- > 0;) {
+		const struct piecemap_container *pc = &pm->containers[c];
+		bool lost = false;
+
+		for (unsigned g = 0; g < nr_gone; g++)
+			lost |= pc->dev == gone[g];
+		if (!lost)
+			continue;
+		for (uint32_t i = pm->nr_pieces; i-- > 0;)
+			if (pm->pieces[i].container == c)
+				piecemap_return(pm, pm->pieces[i].le, pm->pieces[i].idx);
+		extmap_release(&p->sp.map, pc->dev, pc->pe);
+		piecemap_remove_container(pm, c);
+	}
+}
+
 int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_len)
 {
 	unsigned gone[METADATA_MAX_DEVS], nr_gone = missing_devs(p, gone);
@@ -169,6 +244,7 @@ int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_
 		extmap_remap(&p->sp.map, d->dest[i].le, d->dest[i].dev, d->dest[i].pe);
 	}
 	d->nr = 0;
+	drop_commit_pieces(p, gone, nr_gone);
 	for (unsigned g = nr_gone; g-- > 0;) {
 		r = extmap_drop_dev(&p->sp.map, gone[g]);
 		if (r < 0) {
@@ -178,6 +254,10 @@ int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_
 					 gone[g], strerror(-r));
 		}
 		forget_dev(p, gone[g]);
+		/* The containers of later devices follow them down. */
+		for (uint32_t c = 0; c < p->sp.pieces.nr_containers; c++)
+			if (p->sp.pieces.containers[c].dev > gone[g])
+				p->sp.pieces.containers[c].dev--;
 	}
 	if (pool_ssd_dev(p) < 0)
 		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS; /* the volume is the HDD's now */

@@ -274,14 +274,24 @@ int pool_release_device(struct pool *p, unsigned dev, char *err, size_t err_len)
 int pool_shrink_by(struct pool *p, unsigned ssd, char *err, size_t err_len);
 
 /* drop.c: a dead device out of a degraded pool (pool_drop_plan, zero each, commit). */
+/* A piece whose slot is lost with a dead device: its home range, zeroed before the commit. */
+struct pool_drop_piece {
+	uint32_t le, idx;
+	unsigned dev;  /* where its extent lives, which survives */
+	uint32_t pe;
+};
+
 struct pool_drop {
 	struct extmap_dest *dest; /* per lost extent, its new home: reserved, not yet zeroed */
 	uint32_t nr;
+	/* Pieces lost whose extent survives: they read as zeros, as lost extents do. */
+	struct pool_drop_piece *pieces;
+	uint32_t nr_pieces;
 };
 
 /* Check, and reserve free extents on the remaining devices for the lost ones. */
 int pool_drop_plan(struct pool *p, struct pool_drop **out, char *err, size_t err_len);
-/* Zero dest[i] on its device. */
+/* Zero dest[i] on its device; i from nr on: the home of pieces[i - nr]. */
 int pool_drop_zero(struct pool *p, const struct pool_drop *d, uint32_t i, char *err,
 		   size_t err_len);
 /*

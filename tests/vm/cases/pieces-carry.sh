@@ -6,7 +6,9 @@
 # those pieces in its table: reads and writes of a piece go to its slot,
 # not to the stale home copy. The pieces survive a commit of whole extents,
 # a restart from the state and an import from the devices alone; a move of
-# a split extent and a detach are refused rather than lose them.
+# a split extent and a detach are refused rather than lose them. When the
+# SSD that holds their container dies, drop-missing zeroes their homes as
+# it zeroes the extents lost, and the pool is written without pieces.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 slots() { python3 "$TIERD_SOURCE_DIR/tests/vm/slots.py" "$@"; }
@@ -97,6 +99,33 @@ tierctl_ok pool import "$hdd" "$ssd" >/dev/null
 vm_drop_caches
 assert_eq "the volume's data after import" "$want" "$(vm_sha256 $vol)"
 assert_eq "the table after import" "$targets" "$(dmsetup table tank | wc -l)"
+
+step "the SSD dies: drop-missing zeroes what was lost with it, pieces too"
+tierd_stop TERM
+dmsetup remove tank
+losetup -d "$ssd"
+tierd_start
+cp /tmp/data /tmp/expect
+for le in 0 1 2 3 22 40 41; do # whole on the SSD
+	dd if=/dev/zero of=/tmp/expect bs="$ext" seek=$le count=1 conv=notrunc status=none
+done
+for lp in 20:0 20:5 20:255 21:7; do # pieces in the SSD's container; 0:3 goes with extent 0
+	dd if=/dev/zero of=/tmp/expect bs=16384 seek=$(((${lp%:*} * ext + ${lp#*:} * 16384) / 16384)) \
+		count=1 conv=notrunc status=none
+done
+tierctl_ok pool drop-missing tank --yes >/dev/null
+vm_drop_caches
+assert_eq "the volume's data after the drop" "$(vm_sha256 /tmp/expect)" "$(vm_sha256 $vol)"
+assert_eq "pieces after the drop" 0 "$(pool_field tank .pieces.containers)"
+shown=$(slots show "$hdd")
+grep -q "version 1 containers 0 pieces 0" <<<"$shown" || fail "the HDD's newest slot: $shown"
+json_save pool pool show tank
+tierd_stop TERM
+: >/tmp/tierd.log
+tierd_start
+wait_until 20 "the pool active" test -e $vol
+vm_drop_caches
+assert_eq "the volume's data after a restart" "$(vm_sha256 /tmp/expect)" "$(vm_sha256 $vol)"
 json_check
 tierd_stop TERM
 echo "pieces-carry: ok"
