@@ -140,7 +140,8 @@ int job_offline_prepare(struct pool *p, struct pool_job *job, char *err, size_t 
 {
 	int r;
 
-	r = pool_open_devices(p, false, err, err_len);
+	/* Not the state's map if the devices are newer: a crash between the commit's two halves. */
+	r = pool_open_current(p, false, err, err_len);
 	if (r < 0)
 		return r;
 	r = ucopy_open(&job->ucopy, 0, 0, pool_block_size(p));

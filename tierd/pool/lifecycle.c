@@ -97,23 +97,11 @@ static void pool_settle_intents(struct pools *ps, struct pool *p)
 			      state_last_error(ps->state));
 }
 
-int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, size_t err_len)
+int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len)
 {
-	struct dmctl_info info;
 	uint32_t bad_le;
 	int r;
 
-	if (p->active)
-		return 0;
-	/*
-	 * A broken pool's devices may name other places than its memory does
-	 * (a commit that failed half-way and could not be undone): mapping
-	 * memory's now would put writes where the next start does not look.
-	 */
-	if (p->broken[0])
-		return errbuf_fail(-EIO, err, err_len,
-				   "pool %s is not activated until tierd restarts: its metadata could"
-				   " not be written (%s)", p->sp.meta.name, p->broken);
 	r = pool_open_devices(p, degraded, err, err_len);
 	if (r == -ENODEV && !degraded) {
 		char again[POOL_ERR_MAX];
@@ -133,23 +121,44 @@ int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, si
 		p->allow_missing = false;
 	}
 	if (r < 0)
-		goto fail;
+		return r;
 	r = pool_adopt_newer_metadata(p, err, err_len);
+	if (r == 0) {
+		r = extmap_check(&p->sp.map, &bad_le);
+		if (r < 0)
+			errbuf_set(err, err_len, "pool %s: its extent map is inconsistent (extent %u)",
+				   p->sp.meta.name, bad_le);
+	}
+	if (r == 0) {
+		r = piecemap_check(&p->sp.pieces, NULL);
+		if (r < 0)
+			errbuf_set(err, err_len, "pool %s: its pieces of split extents are"
+				   " inconsistent", p->sp.meta.name);
+	}
+	if (r < 0)
+		pool_close_devices(p);
+	return r;
+}
+
+int pool_activate(struct pools *ps, struct pool *p, bool degraded, char *err, size_t err_len)
+{
+	struct dmctl_info info;
+	int r;
+
+	if (p->active)
+		return 0;
+	/*
+	 * A broken pool's devices may name other places than its memory does
+	 * (a commit that failed half-way and could not be undone): mapping
+	 * memory's now would put writes where the next start does not look.
+	 */
+	if (p->broken[0])
+		return errbuf_fail(-EIO, err, err_len,
+				   "pool %s is not activated until tierd restarts: its metadata could"
+				   " not be written (%s)", p->sp.meta.name, p->broken);
+	r = pool_open_current(p, degraded, err, err_len);
 	if (r < 0)
 		goto fail;
-	r = extmap_check(&p->sp.map, &bad_le);
-	if (r < 0) {
-		errbuf_set(err, err_len,
-			   "pool %s: its extent map is inconsistent (extent %u); not activating",
-			   p->sp.meta.name, bad_le);
-		goto fail;
-	}
-	r = piecemap_check(&p->sp.pieces, NULL);
-	if (r < 0) {
-		errbuf_set(err, err_len, "pool %s: its pieces of split extents are inconsistent;"
-			   " not activating", p->sp.meta.name);
-		goto fail;
-	}
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
 		state_pool_set_path(ps->state, p->sp.id, i, p->sp.paths[i]);
 	r = dmctl_info(p->sp.meta.name, &info);

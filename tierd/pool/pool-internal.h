@@ -162,6 +162,14 @@ struct pool_new_dev {
 /* lifecycle.c */
 int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t err_len);
 /*
+ * Open the devices and take the newest metadata on them when it is newer
+ * than memory's (a commit that reached the devices and not the state),
+ * then check the map and the pieces: what anything that writes to the
+ * devices must do first, activation and offline moves alike. On error
+ * nothing stays open.
+ */
+int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len);
+/*
  * -EBUSY, saying that this tierd cannot do what while the pool has piece
  * containers: what changes the device list or the map's size, which
  * containers and pieces name (a detach, a drop of a missing device).

@@ -3,7 +3,9 @@
 # Moves while the pool is deactivated: tierd copies the extents itself with
 # io_uring (O_DIRECT, several copies in flight, verified against the source
 # with --verify-moves), commits, and the volume activates with the new
-# mapping and the same data. A tiering run works the same way.
+# mapping and the same data. A tiering run works the same way. A move after
+# a crash that left the devices a generation ahead of the state starts from
+# the devices' map.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 128M)
@@ -56,5 +58,26 @@ assert_eq "run demoted" 5 "$("$TIERCTL" runs tank --json | jq -r '.runs[0].demot
 tierctl_ok pool activate tank
 assert_eq "devices in the table" "$hdd_mm" "$(dmsetup table tank | awk '{ print $4 }' | sort -u)"
 check "after the offline run"
+
+step "killed between the devices' commit and the state's, then another offline move"
+# The devices then hold a generation the state lacks. The next offline move
+# must start from it: from the state's map it would copy onto the extents
+# that generation gave the first move, and write a second, different
+# generation under the same number.
+tierctl_ok pool deactivate tank
+gen=$(pool_field tank .metadata_generation)
+tierd_stop TERM
+TIERD_FAULT=commit-after-devices tierd_start --verify-moves
+"$TIERCTL" extent move tank 10 2 --tier ssd >/dev/null 2>&1 && fail "the move survived its fault point"
+tierd_dead
+tierd_start --verify-moves
+assert_eq "state after the restart" inactive "$(pool_field tank .state)"
+tierctl_ok extent move tank 20 2 --tier ssd
+assert_eq "generation after both moves" $((gen + 2)) "$(pool_field tank .metadata_generation)"
+tierctl_ok pool activate tank
+for le in 10 11 20 21; do
+	assert_eq "extent $le" "$ssd_mm" "$(extent_dev $le)"
+done
+check "after the crash and the second offline move"
 tierd_stop TERM
 echo "offline-move: ok"
