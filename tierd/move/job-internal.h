@@ -56,6 +56,8 @@ struct pool_job {
 	struct job_limits limits;
 	int detach; /* release detach_dev at the end */
 	struct pool_drop *drop; /* zero its destinations, then commit it (job_drop_missing) */
+	/* A drop's units from this one on are pieces of piece_bytes, not extents (0: none). */
+	uint64_t pieces_from, piece_bytes;
 	unsigned detach_dev;
 	int paused;
 	const char *waiting; /* why no batch runs now: "", "paused", "rate", "busy", "idle" */

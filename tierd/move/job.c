@@ -61,6 +61,20 @@ const char *job_kind_name(enum job_kind kind)
 	return (unsigned)kind < JOB_KIND_NR ? kind_names[kind] : "?";
 }
 
+/*
+ * The bytes of the job's first units: extents, but for a drop's pieces,
+ * which come after its extents and are zeroed a piece each.
+ */
+static uint64_t job_units_bytes(const struct pool_job *job, uint64_t units)
+{
+	uint64_t es = job->p->sp.meta.extent_size, extents;
+
+	if (!job->piece_bytes)
+		return units * es;
+	extents = units < job->pieces_from ? units : job->pieces_from;
+	return extents * es + (units - extents) * job->piece_bytes;
+}
+
 static void job_fill_report(const struct pool_job *job, struct job_report *out)
 {
 	const struct pool *p = job->p;
@@ -69,7 +83,8 @@ static void job_fill_report(const struct pool_job *job, struct job_report *out)
 	*out = (struct job_report){
 		.kind = job->kind, .what = job->what, .done = job->started - in_flight,
 		.total = job->nr, .moved = job->moved, .failed = job->failed,
-		.total_bytes = job->nr * es, .started_at = job->started_at, .limits = job->limits,
+		.total_bytes = job_units_bytes(job, job->nr), .started_at = job->started_at,
+		.limits = job->limits,
 		.paused = job->paused, .aborting = job->aborting, .waiting = job->waiting,
 	};
 	for (size_t i = 0; i < job->nr_items; i++) {
@@ -84,7 +99,7 @@ static void job_fill_report(const struct pool_job *job, struct job_report *out)
 	}
 	if (job->batch)
 		migrate_batch_progress(job->batch, &out->batch_regions_copied, &out->batch_regions);
-	out->done_bytes = out->done * es;
+	out->done_bytes = job_units_bytes(job, out->done);
 	if (out->batch_regions)
 		out->done_bytes += (uint64_t)((double)(in_flight * es) *
 					      (double)out->batch_regions_copied /
@@ -760,6 +775,10 @@ int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progr
 	}
 	job->drop = d;
 	job->nr = (size_t)d->nr + d->nr_pieces;
+	if (d->nr_pieces) {
+		job->pieces_from = d->nr;
+		job->piece_bytes = p->sp.meta.extent_size / p->sp.pieces.pieces_per_extent;
+	}
 	if (d->nr_pieces)
 		snprintf(job->what, sizeof(job->what),
 			 "zeroing %u extents and %u pieces to replace those lost with the missing"

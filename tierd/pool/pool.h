@@ -162,7 +162,7 @@ struct pool_report {
 	struct pool_pieces_report pieces;
 	const char *job_what;             /* NULL when idle */
 	bool degraded;                    /* active without every device */
-	uint32_t lost_extents;            /* of the volume, on missing devices */
+	uint32_t lost_extents;            /* of the volume, on missing devices or with a piece there */
 	const char *inactive_reason;      /* why the last activation failed, "" if none */
 	const char *moves_refused;        /* why moves are refused until tierd restarts, "" if not */
 };

@@ -28,6 +28,45 @@ static void dev_report(const struct pool *p, unsigned i, struct pool_dev_report 
 	memcpy(out->uuid, d->uuid, sizeof(out->uuid));
 }
 
+/* Whether a piece of le is out in a container of a missing device. */
+static bool pool_pieces_lost(const struct pool *p, uint32_t le)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint32_t first, n = piecemap_extent(pm, le, &first);
+
+	for (uint32_t i = first; i < first + n; i++)
+		if (p->fd[pm->containers[pm->pieces[i].container].dev] < 0)
+			return true;
+	return false;
+}
+
+static bool pool_extent_lost(const struct pool *p, uint32_t le)
+{
+	struct extmap_loc loc = extmap_get(&p->sp.map, le);
+
+	if (loc.dev < p->sp.meta.nr_devs && p->fd[loc.dev] < 0)
+		return true;
+	return loc.dev != EXTMAP_NO_DEV && pool_pieces_lost(p, le);
+}
+
+/* Extents whose home is present but a piece of which is in a container of a missing device. */
+static uint32_t pool_split_lost(const struct pool *p)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < pm->nr_pieces; i++) {
+		const struct piecemap_piece *pc = &pm->pieces[i];
+		struct extmap_loc home;
+
+		if (i && pc->le == pm->pieces[i - 1].le)
+			continue;
+		home = extmap_get(&p->sp.map, pc->le);
+		n += p->fd[home.dev] >= 0 && pool_pieces_lost(p, pc->le);
+	}
+	return n;
+}
+
 static void pieces_report(const struct pool *p, struct pool_pieces_report *out)
 {
 	const struct piecemap *pm = &p->sp.pieces;
@@ -89,8 +128,10 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 		t->used_extents += d->used_extents;
 		t->size_bytes += (uint64_t)d->total_extents * p->sp.meta.extent_size;
 		if (d->missing)
-			out->lost_extents += d->used_extents;
+			out->lost_extents += extmap_count_on_dev(&p->sp.map, i);
 	}
+	if (p->degraded)
+		out->lost_extents += pool_split_lost(p);
 }
 
 uint32_t pool_table_targets(const struct pool *p)
@@ -99,13 +140,6 @@ uint32_t pool_table_targets(const struct pool *p)
 	uint64_t n = (uint64_t)extmap_runs(&p->sp.map) + 2ull * p->sp.pieces.nr_pieces;
 
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
-static bool pool_extent_lost(const struct pool *p, uint32_t le)
-{
-	struct extmap_loc loc = extmap_get(&p->sp.map, le);
-
-	return loc.dev < p->sp.meta.nr_devs && p->fd[loc.dev] < 0;
 }
 
 size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max)

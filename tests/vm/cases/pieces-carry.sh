@@ -105,6 +105,15 @@ tierd_stop TERM
 dmsetup remove tank
 losetup -d "$ssd"
 tierd_start
+tierctl_ok pool activate tank --degraded >/dev/null
+# Lost: extents 0-3, 22, 40-41 whole, and 20-21 by their pieces on the SSD.
+assert_eq "lost extents" 9 "$(pool_field tank .lost_extents)"
+assert_eq "lost ranges" "0+4 20+3 40+2" \
+	"$(pool_field tank '[.lost_ranges[] | "\(.first_extent)+\(.extents)"] | join(" ")')"
+dd if=$vol of=/dev/null bs=16384 skip=$(((20 * ext + 5 * 16384) / 16384)) count=1 iflag=direct \
+	status=none 2>/dev/null && fail "a piece on the missing SSD reads"
+assert_eq "extent 20 beside its lost pieces" \
+	"$(vm_sha256 /tmp/data 16384 $((20 * ext + 16384)))" "$(vm_sha256 $vol 16384 $((20 * ext + 16384)))"
 cp /tmp/data /tmp/expect
 for le in 0 1 2 3 22 40 41; do # whole on the SSD
 	dd if=/dev/zero of=/tmp/expect bs="$ext" seek=$le count=1 conv=notrunc status=none
