@@ -27,6 +27,19 @@ static uint32_t pool_max_logical(const struct pool *p, const struct metadata_sb 
 	return max;
 }
 
+/* What the smallest slot holds with the pieces of split extents in it too. */
+static uint32_t pool_max_logical_beside_pieces(const struct pool *p)
+{
+	uint64_t slot = UINT64_MAX, pieces = metadata_pieces_bytes(&p->sp.pieces);
+
+	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++)
+		if (p->sb[i].slot_bytes < slot)
+			slot = p->sb[i].slot_bytes;
+	/* Slots are whole blocks: the pieces take whole blocks of them too. */
+	pieces = (pieces + METADATA_BLOCK - 1) / METADATA_BLOCK * METADATA_BLOCK;
+	return slot > pieces ? metadata_slot_max_logical(slot - pieces) : 0;
+}
+
 int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bool wipe_signatures,
 		char *err, size_t err_len)
 {
@@ -63,11 +76,13 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 	if (r < 0)
 		goto out;
 	usable = nd.sb.nr_pe - pool_reserve_for(nd.sb.nr_pe);
-	if (grow && (uint64_t)old_logical + usable > max_logical) {
+	if (grow && (uint64_t)old_logical + usable > pool_max_logical_beside_pieces(p)) {
 		r = errbuf_fail(-ENOSPC, err, err_len,
-				"pool %s's metadata area holds at most %u extents; %s would make %llu;"
-				" attach it with --no-grow", p->sp.meta.name, max_logical, ssd,
-				(unsigned long long)old_logical + usable);
+				"pool %s's metadata area holds at most %u extents%s; %s would make %llu;"
+				" attach it with --no-grow", p->sp.meta.name,
+				pool_max_logical_beside_pieces(p),
+				p->sp.pieces.nr_containers ? " beside its pieces of split extents" : "",
+				ssd, (unsigned long long)old_logical + usable);
 		goto out;
 	}
 	r = pool_random_uuid(nd.sb.dev_uuid);

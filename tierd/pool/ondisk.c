@@ -582,8 +582,9 @@ int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size
 		c->slot[i] = metadata_next_slot(p->slot_gen[i]);
 		if (round_block(bytes) > p->sb[i].slot_bytes)
 			return errbuf_fail(-ENOSPC, err, err_len,
-					   "%s: its metadata area is too small for %u extents",
-					   p->sp.paths[i], p->sp.map.nr_logical);
+					   "%s: its metadata area is too small for %u extents and %u"
+					   " pieces of split extents", p->sp.paths[i],
+					   p->sp.map.nr_logical, p->sp.pieces.nr_pieces);
 		if (!k->slot[i][c->slot[i]])
 			c->whole = true;
 	}
