@@ -34,6 +34,8 @@ enum {
 	C_HEAT_ENABLED,
 	C_TABLE_TARGETS,
 	C_TABLE_TARGETS_MAX,
+	C_PIECES,
+	C_PIECE_CONTAINERS,
 	C_LAST_RUN_START,
 	C_LAST_RUN_END,
 	C_LAST_RUN_DURATION,
@@ -91,6 +93,10 @@ static const struct metrics_def collector_defs[C_NR] = {
 			     "1 while tierd tracks the pool's heat through dm-stats, else 0." },
 	[C_TABLE_TARGETS] = { "tierd_table_targets", METRICS_GAUGE,
 			      "Linear targets in the table of the pool's volume." },
+	[C_PIECES] = { "tierd_pieces", METRICS_GAUGE,
+		       "Pieces of split extents out of their extents, in piece containers." },
+	[C_PIECE_CONTAINERS] = { "tierd_piece_containers", METRICS_GAUGE,
+				 "Extents of the pool's devices given over to pieces of split extents." },
 	[C_TABLE_TARGETS_MAX] = { "tierd_table_targets_max", METRICS_GAUGE,
 				  "The most targets a move may leave the volume's table (the"
 				  " table-targets setting); no sample when there is no limit." },
@@ -289,6 +295,8 @@ static int collect_pool(struct pool *p, void *ctx)
 	metrics_add(pass->m, C_HEAT_KERNEL, l, 1, report.heat.kernel_bytes);
 	metrics_add(pass->m, C_HEAT_ENABLED, l, 1, report.heat.enabled);
 	metrics_add(pass->m, C_TABLE_TARGETS, l, 1, pool_table_targets(p));
+	metrics_add(pass->m, C_PIECES, l, 1, report.pieces.pieces);
+	metrics_add(pass->m, C_PIECE_CONTAINERS, l, 1, report.pieces.containers);
 	if (report.max_table_targets)
 		metrics_add(pass->m, C_TABLE_TARGETS_MAX, l, 1, report.max_table_targets);
 	collect_info(pass, &report);

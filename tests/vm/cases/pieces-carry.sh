@@ -84,8 +84,11 @@ targets=$(dmsetup table tank | wc -l)
 step "a restart from the state, whose generation is the devices'"
 tierd_stop TERM
 : >/tmp/tierd.log
-tierd_start
+tierd_start --metrics-listen 127.0.0.1:9477
 wait_until 20 "the pool active" test -e $vol
+metrics=$(curl -sSf http://127.0.0.1:9477/metrics) || fail "GET /metrics failed"
+grep -x 'tierd_pieces{pool="tank"} 5' <<<"$metrics" || fail "tierd_pieces: $(grep pieces <<<"$metrics")"
+grep -x 'tierd_piece_containers{pool="tank"} 1' <<<"$metrics" || fail "no tierd_piece_containers 1"
 grep "differs from generation" /tmp/tierd.log && fail "the state's pieces differ from the devices'"
 vm_drop_caches
 assert_eq "the volume's data after a restart" "$want" "$(vm_sha256 $vol)"
