@@ -70,12 +70,10 @@ static void extmap_mark_dirty_groups(struct extmap *m, uint32_t first, uint32_t 
 
 #define EXTMAP_PAGE EXTMAP_DIRTY_GROUP
 
-/*
- * Make the leaf of the used bitmap that holds pe, so that setting or
- * clearing pe's bit cannot fail: a device all used or all free has none.
- */
-static int extmap_hold_pe(struct extmap *m, unsigned dev, uint32_t pe)
+int extmap_hold_pe(struct extmap *m, unsigned dev, uint32_t pe)
 {
+	if (!m || !extmap_pe_valid(m, dev, pe))
+		return -EINVAL;
 	return bitset_hold(&m->used[dev], pe);
 }
 

@@ -124,6 +124,13 @@ int extmap_unmap(struct extmap *m, uint32_t le);
  */
 int extmap_hold(struct extmap *m, uint32_t le);
 /*
+ * Make the leaf of dev's used bitmap that holds pe (a device all used or
+ * all free has none), so that a later extmap_release() or claim of pe
+ * cannot fail for want of memory: what extmap_hold() does for le's pe, for
+ * a pe no extent maps, such as a piece container's.  0, -ENOMEM, -EINVAL.
+ */
+int extmap_hold_pe(struct extmap *m, unsigned dev, uint32_t pe);
+/*
  * Move mapped le (-ENOENT otherwise) to free pe (-EBUSY otherwise) and free
  * its old pe: the single in-memory step that commits a migration.  A
  * destination reserved with extmap_alloc() is released first; neither call

@@ -110,6 +110,39 @@ int piecemap_remove_container(struct piecemap *pm, uint32_t index)
 	return 0;
 }
 
+int piecemap_drop_dev(struct piecemap *pm, uint16_t dev, uint32_t *scratch)
+{
+	uint32_t kept = 0, n = 0;
+
+	if (!pm || (!scratch && pm->nr_containers))
+		return -EINVAL;
+	/* scratch[c]: container c's new index, or PIECEMAP_NO_CONTAINER when it goes. */
+	for (uint32_t c = 0; c < pm->nr_containers; c++) {
+		struct piecemap_container *ct = &pm->containers[c];
+
+		if (ct->dev == dev) {
+			scratch[c] = PIECEMAP_NO_CONTAINER;
+			free(ct->used);
+			continue;
+		}
+		scratch[c] = kept;
+		if (ct->dev > dev)
+			ct->dev--;
+		pm->containers[kept++] = *ct;
+	}
+	pm->nr_containers = kept;
+	for (uint32_t i = 0; i < pm->nr_pieces; i++) {
+		uint32_t c = scratch[pm->pieces[i].container];
+
+		if (c == PIECEMAP_NO_CONTAINER)
+			continue;
+		pm->pieces[n] = pm->pieces[i];
+		pm->pieces[n++].container = c;
+	}
+	pm->nr_pieces = n;
+	return 0;
+}
+
 int piecemap_alloc_slot(struct piecemap *pm, uint16_t dev, uint32_t *container, uint16_t *slot)
 {
 	if (!pm || !container || !slot)

@@ -82,6 +82,14 @@ int piecemap_append_container(struct piecemap *pm, uint16_t dev, uint32_t pe, ui
  * next lower index, in the map and in every piece.
  */
 int piecemap_remove_container(struct piecemap *pm, uint32_t index);
+/*
+ * A device is gone for good: forget its containers and every piece in
+ * them (their data went with it; reserved slots too), and number the
+ * containers of later devices one lower, as the device list closes up.
+ * scratch holds nr_containers entries, so that this cannot fail for
+ * memory; one pass over the pieces and the containers.  -EINVAL for NULL.
+ */
+int piecemap_drop_dev(struct piecemap *pm, uint16_t dev, uint32_t *scratch);
 /* The container at dev:pe, or PIECEMAP_NO_CONTAINER. */
 uint32_t piecemap_container_at(const struct piecemap *pm, uint16_t dev, uint32_t pe);
 

@@ -358,6 +358,46 @@ static void test_same_placement(void)
 	piecemap_destroy(&empty8);
 }
 
+/* A device gone: its containers and their pieces go, later devices' containers renumber. */
+static void test_drop_dev(void)
+{
+	struct piecemap pm;
+	uint32_t scratch[4], c;
+	uint16_t s;
+
+	CHECK_OK(piecemap_init(&pm, 4));
+	CHECK_OK(piecemap_add_container(&pm, 1, 7, NULL)); /* 0: goes */
+	CHECK_OK(piecemap_add_container(&pm, 2, 3, NULL)); /* 1: stays, dev 2 -> 1 */
+	CHECK_OK(piecemap_add_container(&pm, 1, 8, NULL)); /* 2: goes */
+	CHECK_OK(piecemap_add_container(&pm, 0, 9, NULL)); /* 3: stays */
+	for (uint32_t le = 0; le < 8; le++) {
+		/* Pieces in containers 0-3 in turn, by the device given. */
+		static const uint16_t dev[] = { 1, 2, 1, 0 };
+
+		CHECK_OK(piecemap_alloc_slot(&pm, dev[le % 4], &c, &s));
+		CHECK_OK(piecemap_place(&pm, le, le % 4, c, s));
+	}
+	CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s)); /* reserved, no piece: goes too */
+	CHECK_OK(piecemap_drop_dev(&pm, 1, scratch));
+	CHECK_UINT(pm.nr_containers, 2);
+	CHECK_UINT(pm.containers[0].dev, 1);
+	CHECK_UINT(pm.containers[0].pe, 3);
+	CHECK_UINT(pm.containers[1].dev, 0);
+	CHECK_UINT(pm.nr_pieces, 4);
+	for (uint32_t i = 0; i < pm.nr_pieces; i++) {
+		const struct piecemap_piece *pc = &pm.pieces[i];
+
+		CHECK(pc->le % 4 == 1 || pc->le % 4 == 3);
+		CHECK_UINT(pc->container, pc->le % 4 == 1 ? 0 : 1);
+	}
+	CHECK_OK(piecemap_check(&pm, NULL));
+	CHECK_UINT(piecemap_container_at(&pm, 1, 3), 0);
+	CHECK_OK(piecemap_drop_dev(&pm, 3, scratch)); /* no container there: only none renumber */
+	CHECK_UINT(pm.nr_containers, 2);
+	CHECK_INT(piecemap_drop_dev(NULL, 0, scratch), -EINVAL);
+	piecemap_destroy(&pm);
+}
+
 int main(void)
 {
 	test_init();
@@ -366,5 +406,6 @@ int main(void)
 	test_random_against_model();
 	test_reserve();
 	test_same_placement();
+	test_drop_dev();
 	return 0;
 }

@@ -38,6 +38,7 @@ void pool_drop_free(struct pool *p, struct pool_drop *d)
 		extmap_release(&p->sp.map, d->dest[i].dev, d->dest[i].pe);
 	free(d->dest);
 	free(d->pieces);
+	free(d->scratch);
 	free(d);
 }
 
@@ -47,10 +48,20 @@ void pool_drop_free(struct pool *p, struct pool_drop *d)
  * they left, must read as zeros as a lost extent does. Pieces of an extent
  * that is lost itself go with it (its new home is zeroed whole).
  */
-static int drop_plan_pieces(const struct pool *p, struct pool_drop *d)
+static int drop_plan_pieces(struct pool *p, struct pool_drop *d)
 {
 	const struct piecemap *pm = &p->sp.pieces;
 
+	if (!pm->nr_containers)
+		return 0;
+	/* The commit then releases the containers and renumbers the rest without memory. */
+	d->scratch = calloc(pm->nr_containers, sizeof(*d->scratch));
+	if (!d->scratch)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < pm->nr_containers; c++)
+		if (p->fd[pm->containers[c].dev] < 0 &&
+		    extmap_hold_pe(&p->sp.map, pm->containers[c].dev, pm->containers[c].pe) < 0)
+			return -ENOMEM;
 	for (uint32_t i = 0; i < pm->nr_pieces; i++) {
 		const struct piecemap_piece *pc = &pm->pieces[i];
 		struct extmap_loc home = extmap_get(&p->sp.map, pc->le);
@@ -208,29 +219,20 @@ static void forget_dev(struct pool *p, unsigned dev)
 }
 
 /*
- * Forget the pieces whose containers are on the devices gone (their homes,
- * where the extent survives, were zeroed), then those containers: their
- * extents are released so that the devices leave the map empty. Nothing
- * here allocates.
+ * Forget the containers of gone device dev and the pieces in them (their
+ * homes, where the extent survives, were zeroed): their extents released,
+ * so that the device leaves the map empty, the containers of later devices
+ * renumbered with them. Cannot fail: pool_drop_plan held the extents'
+ * bitmap leaves and gave the scratch room.
  */
-static void drop_commit_pieces(struct pool *p, const unsigned *gone, unsigned nr_gone)
+static void drop_commit_pieces(struct pool *p, struct pool_drop *d, unsigned dev)
 {
 	struct piecemap *pm = &p->sp.pieces;
 
-	for (uint32_t c = pm->nr_containers; c-- > 0;) {
-		const struct piecemap_container *pc = &pm->containers[c];
-		bool lost = false;
-
-		for (unsigned g = 0; g < nr_gone; g++)
-			lost |= pc->dev == gone[g];
-		if (!lost)
-			continue;
-		for (uint32_t i = pm->nr_pieces; i-- > 0;)
-			if (pm->pieces[i].container == c)
-				piecemap_return(pm, pm->pieces[i].le, pm->pieces[i].idx);
-		extmap_release(&p->sp.map, pc->dev, pc->pe);
-		piecemap_remove_container(pm, c);
-	}
+	for (uint32_t c = 0; c < pm->nr_containers; c++)
+		if (pm->containers[c].dev == dev)
+			extmap_release(&p->sp.map, dev, pm->containers[c].pe);
+	piecemap_drop_dev(pm, (uint16_t)dev, d->scratch);
 }
 
 int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_len)
@@ -244,8 +246,8 @@ int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_
 		extmap_remap(&p->sp.map, d->dest[i].le, d->dest[i].dev, d->dest[i].pe);
 	}
 	d->nr = 0;
-	drop_commit_pieces(p, gone, nr_gone);
 	for (unsigned g = nr_gone; g-- > 0;) {
+		drop_commit_pieces(p, d, gone[g]);
 		r = extmap_drop_dev(&p->sp.map, gone[g]);
 		if (r < 0) {
 			/* Only a bug gets here: the map still names the device. */
@@ -254,10 +256,6 @@ int pool_drop_commit(struct pool *p, struct pool_drop *d, char *err, size_t err_
 					 gone[g], strerror(-r));
 		}
 		forget_dev(p, gone[g]);
-		/* The containers of later devices follow them down. */
-		for (uint32_t c = 0; c < p->sp.pieces.nr_containers; c++)
-			if (p->sp.pieces.containers[c].dev > gone[g])
-				p->sp.pieces.containers[c].dev--;
 	}
 	if (pool_ssd_dev(p) < 0)
 		p->sp.meta.flags &= ~METADATA_POOL_SSD_GROWS; /* the volume is the HDD's now */

@@ -121,7 +121,7 @@ int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len)
 		p->allow_missing = false;
 	}
 	if (r < 0)
-		return r;
+		goto fail;
 	r = pool_adopt_newer_metadata(p, err, err_len);
 	if (r == 0) {
 		r = extmap_check(&p->sp.map, &bad_le);
@@ -135,8 +135,13 @@ int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len)
 			errbuf_set(err, err_len, "pool %s: its pieces of split extents are"
 				   " inconsistent", p->sp.meta.name);
 	}
-	if (r < 0)
-		pool_close_devices(p);
+	if (r == 0)
+		return 0;
+fail:
+	/* Nothing open: not degraded either, whatever the probe for a missing device said. */
+	pool_close_devices(p);
+	p->degraded = false;
+	p->allow_missing = false;
 	return r;
 }
 

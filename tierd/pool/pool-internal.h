@@ -295,6 +295,7 @@ struct pool_drop {
 	/* Pieces lost whose extent survives: they read as zeros, as lost extents do. */
 	struct pool_drop_piece *pieces;
 	uint32_t nr_pieces;
+	uint32_t *scratch; /* a word per piece container, for the commit */
 };
 
 /* Check, and reserve free extents on the remaining devices for the lost ones. */

@@ -79,5 +79,17 @@ for le in 10 11 20 21; do
 	assert_eq "extent $le" "$ssd_mm" "$(extent_dev $le)"
 done
 check "after the crash and the second offline move"
+
+step "an offline move refused for a missing SSD leaves the pool as it was"
+tierctl_ok pool deactivate tank
+ssd_file=$(losetup --list --noheadings --output BACK-FILE "$ssd")
+losetup -d "$ssd"
+tierctl_fails 1 "is missing" extent move tank 25 1 --tier ssd
+assert_eq "degraded after the refused move" false "$(pool_field tank .degraded)"
+losetup "$ssd" "$ssd_file"
+tierctl_ok extent move tank 25 1 --tier ssd
+tierctl_ok pool activate tank
+assert_eq "extent 25" "$ssd_mm" "$(extent_dev 25)"
+check "after the SSD came back"
 tierd_stop TERM
 echo "offline-move: ok"
