@@ -294,11 +294,14 @@ int state_runs_prune(struct state *st, int64_t pool_id, unsigned keep)
 	sqlite3_stmt *stmt = NULL;
 	int r;
 
-	/* By start time, which the index has: ids follow it but for a clock set back. */
+	/*
+	 * By id, the order runs were recorded in: by start time, a clock set
+	 * back would make every new run the oldest and prune it at once.
+	 */
 	r = state_prepare(st,
-			  "DELETE FROM run WHERE pool_id = ?1 AND result != 'running' AND started <"
-			  " (SELECT started FROM run WHERE pool_id = ?1"
-			  "  ORDER BY started DESC LIMIT 1 OFFSET ?2)", &stmt);
+			  "DELETE FROM run WHERE pool_id = ?1 AND result != 'running' AND id <"
+			  " (SELECT id FROM run WHERE pool_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+			  &stmt);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, pool_id);
