@@ -40,13 +40,17 @@ static bool pool_pieces_lost(const struct pool *p, uint32_t le)
 	return false;
 }
 
-static bool pool_extent_lost(const struct pool *p, uint32_t le)
+/* *next_split: the first split extent at or after le, kept by the caller across a walk. */
+static bool pool_extent_lost(const struct pool *p, uint32_t le, uint32_t *next_split)
 {
 	struct extmap_loc loc = extmap_get(&p->sp.map, le);
 
 	if (loc.dev < p->sp.meta.nr_devs && p->fd[loc.dev] < 0)
 		return true;
-	return loc.dev != EXTMAP_NO_DEV && pool_pieces_lost(p, le);
+	if (*next_split < le)
+		*next_split = piecemap_next_split(&p->sp.pieces, le);
+	/* A lookup only at split extents: the walk covers every extent of the volume. */
+	return le == *next_split && loc.dev != EXTMAP_NO_DEV && pool_pieces_lost(p, le);
 }
 
 /* Extents whose home is present but a piece of which is in a container of a missing device. */
@@ -144,13 +148,14 @@ uint32_t pool_table_targets(const struct pool *p)
 
 size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max)
 {
+	uint32_t next_split = piecemap_next_split(&p->sp.pieces, 0);
 	bool in_run = false;
 	size_t n = 0;
 
 	if (!p->degraded)
 		return 0;
 	for (uint32_t le = 0; le < p->sp.map.nr_logical; le++) {
-		if (!pool_extent_lost(p, le)) {
+		if (!pool_extent_lost(p, le, &next_split)) {
 			in_run = false;
 			continue;
 		}
