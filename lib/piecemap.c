@@ -90,6 +90,7 @@ int piecemap_append_container(struct piecemap *pm, uint16_t dev, uint32_t pe, ui
 	if (index)
 		*index = pm->nr_containers;
 	pm->containers[pm->nr_containers++] = c;
+	pm->changes++;
 	return 0;
 }
 
@@ -107,6 +108,7 @@ int piecemap_remove_container(struct piecemap *pm, uint32_t index)
 	for (uint32_t i = 0; i < pm->nr_pieces; i++)
 		if (pm->pieces[i].container > index)
 			pm->pieces[i].container--;
+	pm->changes++;
 	return 0;
 }
 
@@ -140,6 +142,7 @@ int piecemap_drop_dev(struct piecemap *pm, uint16_t dev, uint32_t *scratch)
 		pm->pieces[n++].container = c;
 	}
 	pm->nr_pieces = n;
+	pm->changes++;
 	return 0;
 }
 
@@ -261,6 +264,7 @@ int piecemap_place(struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t cont
 		slot_set(&pm->containers[p->container], p->slot, false);
 		p->container = container;
 		p->slot = slot;
+		pm->changes++;
 		return 0;
 	}
 	ret = piecemap_reserve(pm, 1);
@@ -272,6 +276,7 @@ int piecemap_place(struct piecemap *pm, uint32_t le, uint32_t idx, uint32_t cont
 		.le = le, .idx = (uint16_t)idx, .slot = slot, .container = container
 	};
 	pm->nr_pieces++;
+	pm->changes++;
 	return 0;
 }
 
@@ -295,6 +300,7 @@ int piecemap_return(struct piecemap *pm, uint32_t le, uint32_t idx)
 	memmove(&pm->pieces[at], &pm->pieces[at + 1],
 		(size_t)(pm->nr_pieces - at - 1) * sizeof(*pm->pieces));
 	pm->nr_pieces--;
+	pm->changes++;
 	return 0;
 }
 

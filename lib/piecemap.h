@@ -56,6 +56,12 @@ struct piecemap {
 	uint32_t nr_pieces, pieces_cap;
 	struct piecemap_container *containers;
 	uint32_t nr_containers, containers_cap;
+	/*
+	 * Counts every change of what a slot records (containers, pieces out,
+	 * their places; not reservations): a writer that remembers the count it
+	 * wrote knows whether its copy is behind, as extmap's dirty groups do.
+	 */
+	uint64_t changes;
 };
 
 /* No pieces, no containers.  -EINVAL unless pieces_per_extent is a power of two in range. */

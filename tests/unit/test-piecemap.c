@@ -398,6 +398,44 @@ static void test_drop_dev(void)
 	piecemap_destroy(&pm);
 }
 
+/* What a slot records counts as a change; a reservation does not. */
+static void test_changes(void)
+{
+	struct piecemap pm;
+	uint32_t c, scratch[2];
+	uint16_t s, s2;
+	uint64_t n;
+
+	CHECK_OK(piecemap_init(&pm, 4));
+	CHECK(pm.changes == 0);
+	CHECK_OK(piecemap_add_container(&pm, 1, 7, &c));
+	n = pm.changes;
+	CHECK(n > 0);
+	CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s));
+	CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s2));
+	CHECK_OK(piecemap_release_slot(&pm, c, s2));
+	CHECK_OK(piecemap_reserve(&pm, 10));
+	CHECK(pm.changes == n);
+	CHECK_OK(piecemap_place(&pm, 3, 1, c, s));
+	CHECK(pm.changes > n);
+	n = pm.changes;
+	CHECK_OK(piecemap_alloc_slot(&pm, 1, &c, &s2));
+	CHECK_OK(piecemap_place(&pm, 3, 1, c, s2));
+	CHECK(pm.changes > n);
+	n = pm.changes;
+	CHECK(piecemap_return(&pm, 3, 2) == -ENOENT);
+	CHECK(pm.changes == n);
+	CHECK_OK(piecemap_return(&pm, 3, 1));
+	CHECK(pm.changes > n);
+	n = pm.changes;
+	CHECK_OK(piecemap_remove_container(&pm, c));
+	CHECK(pm.changes > n);
+	n = pm.changes;
+	CHECK_OK(piecemap_drop_dev(&pm, 1, scratch));
+	CHECK(pm.changes > n);
+	piecemap_destroy(&pm);
+}
+
 int main(void)
 {
 	test_init();
@@ -407,5 +445,6 @@ int main(void)
 	test_reserve();
 	test_same_placement();
 	test_drop_dev();
+	test_changes();
 	return 0;
 }

@@ -886,6 +886,26 @@ static void test_pieces(void)
 		free(back);
 	}
 
+	/* A commit that moved pieces carries them, in the same transaction. */
+	{
+		uint32_t c;
+		uint16_t slot;
+
+		p.pieces_saved = p.pieces.changes;
+		CHECK_OK(piecemap_return(&p.pieces, 10, 0));
+		CHECK_OK(piecemap_alloc_slot(&p.pieces, 1, &c, &slot));
+		CHECK_OK(piecemap_place(&p.pieces, 40, 7, c, slot));
+		p.meta.generation = 3;
+		CHECK_OK(state_pool_stage(st, &p, (uint32_t[]){ 40 }, 1));
+		CHECK_OK(state_staged_commit(st, 3));
+		back = load_one(st);
+		CHECK(piecemap_same_placement(&p.pieces, &back->pieces));
+		CHECK_UINT(back->meta.generation, 3);
+		state_pool_destroy(back);
+		free(back);
+		CHECK_INT(raw_count(db, "SELECT count(*) FROM piece WHERE le = 40"), 1);
+	}
+
 	/* Every piece home and the containers gone: no row, nothing loaded. */
 	piecemap_destroy(&p.pieces);
 	memset(&p.pieces, 0, sizeof(p.pieces));

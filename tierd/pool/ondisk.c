@@ -128,13 +128,38 @@ static size_t pool_record_bytes(const struct pool *p)
 	       metadata_pieces_bytes(&p->sp.pieces);
 }
 
-/* Whether p->known describes the map as it is now. */
+/* Whether the pieces changed since p->known was summed: their blocks are to be written. */
+static bool pool_pieces_changed(const struct pool *p)
+{
+	return p->sp.pieces.changes != p->known.pieces_changes;
+}
+
+/*
+ * Whether p->known describes the map as it is now, but for the extents the
+ * map marks dirty and the pieces when they changed: the pieces follow the
+ * map in the record, so a change of them changes its tail and its length.
+ */
 static bool pool_known_current(const struct pool *p)
 {
 	const struct pool_known *k = &p->known;
 
 	return k->gen && k->gen == p->sp.meta.generation && k->nr_devs == p->sp.meta.nr_devs &&
-	       k->nr_logical == p->sp.map.nr_logical && k->sum.len == pool_record_bytes(p);
+	       k->nr_logical == p->sp.map.nr_logical &&
+	       (k->sum.len == pool_record_bytes(p) || pool_pieces_changed(p));
+}
+
+/* The first block the pieces touch: from it to the record's end a change of them rewrites. */
+static uint32_t pool_pieces_first_block(const struct pool *p)
+{
+	return (uint32_t)(metadata_pool_bytes(p->sp.meta.nr_devs, p->sp.map.nr_logical) /
+			  METADATA_BLOCK);
+}
+
+/* Drop the blocks at or past nr_blocks from a set: a record that shrank has none there. */
+static void pool_set_truncate(struct slotsum_set *set, size_t nr_blocks)
+{
+	while (set->nr && set->blk[set->nr - 1] >= nr_blocks)
+		set->nr--;
 }
 
 /*
@@ -313,6 +338,7 @@ void pool_read_slots(struct pool *p)
 		k->gen = p->sp.meta.generation;
 		k->nr_devs = p->sp.meta.nr_devs;
 		k->nr_logical = p->sp.map.nr_logical;
+		k->pieces_changes = p->sp.pieces.changes;
 		extmap_dirty_clear(&p->sp.map);
 		for (size_t i = 0; i < nr_scan; i++) {
 			struct pool_scan_slot *sc = &scan[i];
@@ -422,7 +448,8 @@ ssize_t pool_commit_fill(struct pool *p, char *err, size_t err_len)
 	/* After a start whose state lagged the devices, or a failed write: read the slots again. */
 	if (!pool_known_current(p))
 		pool_read_slots(p);
-	if (!pool_known_current(p) || extmap_next_dirty(&p->sp.map, 0) != UINT32_MAX)
+	if (!pool_known_current(p) || extmap_next_dirty(&p->sp.map, 0) != UINT32_MAX ||
+	    pool_pieces_changed(p))
 		return 0;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		unsigned slot = metadata_next_slot(p->slot_gen[i]), other = 1 - slot;
@@ -485,9 +512,10 @@ static int pool_prepared_run(struct pool_prepared *c, size_t *cap, unsigned dev,
 	return 0;
 }
 
-/* Device dev's runs: the blocks of a ∪ b, in order (b may be NULL). */
+/* Device dev's runs: the blocks of a ∪ b below nr_blocks, in order (b may be NULL). */
 static int pool_prepared_runs(struct pool_prepared *c, size_t *cap, unsigned dev,
-			      const struct slotsum_set *a, const struct slotsum_set *b)
+			      const struct slotsum_set *a, const struct slotsum_set *b,
+			      size_t nr_blocks)
 {
 	size_t i = 0, j = 0, cursor = 0, nr_b = b ? b->nr : 0;
 	int r = 0;
@@ -499,14 +527,20 @@ static int pool_prepared_runs(struct pool_prepared *c, size_t *cap, unsigned dev
 
 		i += x == blk;
 		j += y == blk;
+		if (blk >= nr_blocks)
+			break;
 		r = pool_prepared_run(c, cap, dev, (size_t)blk * METADATA_BLOCK,
 				      pool_prepared_src(c, blk, &cursor), METADATA_BLOCK);
 	}
 	return r;
 }
 
-/* The blocks the next generation changes: block 0 (its header), and the map's dirty groups. */
-static int pool_changed_blocks(const struct pool *p, struct slotsum_set *set)
+/*
+ * The blocks the next generation changes: block 0 (its header), the map's
+ * dirty groups, and when the pieces changed every block from the one where
+ * the map ends to the new record's end (nr_blocks).
+ */
+static int pool_changed_blocks(const struct pool *p, struct slotsum_set *set, size_t nr_blocks)
 {
 	const struct extmap *m = &p->sp.map;
 	int r = slotsum_set_add(set, 0);
@@ -519,6 +553,9 @@ static int pool_changed_blocks(const struct pool *p, struct slotsum_set *set)
 			count = m->nr_logical - first;
 		r = slotsum_set_add_entries(set, p->sp.meta.nr_devs, first, count);
 	}
+	if (pool_pieces_changed(p))
+		for (size_t blk = pool_pieces_first_block(p); r == 0 && blk < nr_blocks; blk++)
+			r = slotsum_set_add(set, (uint32_t)blk);
 	return r;
 }
 
@@ -539,7 +576,15 @@ static int pool_prepare_blocks(struct pool *p, struct pool_prepared *c, size_t b
 		r = slotsum_init(&c->sum, bytes);
 	if (r < 0)
 		return r;
-	memcpy(c->sum.crc, k->sum.crc, k->sum.nr_blocks * sizeof(*c->sum.crc));
+	/*
+	 * A slot may differ in blocks past a record the pieces shortened: they
+	 * are not written. The sums before the pieces' first block stay; from
+	 * it on every block is in changed when the length changed.
+	 */
+	pool_set_truncate(&c->blocks, c->sum.nr_blocks);
+	memcpy(c->sum.crc, k->sum.crc,
+	       (k->sum.nr_blocks < c->sum.nr_blocks ? k->sum.nr_blocks : c->sum.nr_blocks) *
+		       sizeof(*c->sum.crc));
 	c->len = c->blocks.nr * METADATA_BLOCK;
 	c->buf = block_alloc(c->len);
 	if (!c->buf)
@@ -589,7 +634,7 @@ int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size
 			c->whole = true;
 	}
 	if (c->changed_known)
-		r = pool_changed_blocks(p, &c->changed);
+		r = pool_changed_blocks(p, &c->changed, round_block(bytes) / METADATA_BLOCK);
 	/* Encoded as the generation it will be; p says the current one until written. */
 	p->sp.meta.generation++;
 	if (r < 0) {
@@ -611,7 +656,8 @@ int pool_commit_prepare(struct pool *p, struct pool_prepared *c, char *err, size
 		unsigned slot = c->slot[i], other = 1 - slot;
 
 		if (c->changed_known && k->slot[i][slot])
-			r = pool_prepared_runs(c, &cap, i, &c->changed, &k->differs[i][slot]);
+			r = pool_prepared_runs(c, &cap, i, &c->changed, &k->differs[i][slot],
+					       c->sum.nr_blocks);
 		else
 			r = pool_prepared_run(c, &cap, i, 0, 0, round_block(bytes));
 		/* What the slot left as it is will differ in, once this generation is written. */
@@ -671,6 +717,7 @@ static void pool_known_committed(struct pool *p, struct pool_prepared *c)
 	k->gen = c->gen;
 	k->nr_devs = p->sp.meta.nr_devs;
 	k->nr_logical = p->sp.map.nr_logical;
+	k->pieces_changes = p->sp.pieces.changes;
 	for (unsigned i = 0; i < p->sp.meta.nr_devs; i++) {
 		unsigned slot = c->slot[i], other = 1 - slot;
 		struct slotsum_set set = k->differs[i][other];
@@ -682,6 +729,7 @@ static void pool_known_committed(struct pool *p, struct pool_prepared *c)
 		c->other[i] = set;
 		if (!c->other_known[i])
 			slotsum_set_clear(&k->differs[i][other]);
+		pool_set_truncate(&k->differs[i][other], k->sum.nr_blocks);
 	}
 	extmap_dirty_clear(&p->sp.map);
 }
@@ -775,6 +823,8 @@ int pool_save_state(struct pool *p, const uint32_t *changed, size_t nr_changed)
 			state_pool_save(p->ps->state, &p->sp);
 
 	p->state_stale = r < 0;
+	if (r == 0)
+		p->sp.pieces_saved = p->sp.pieces.changes;
 	return r;
 }
 
@@ -809,6 +859,9 @@ int pool_commit_prepared(struct pool *p, struct pool_prepared *c, const uint32_t
 		c->staged = NULL;
 		r = state_staged_commit(p->ps->state, c->gen);
 		p->state_stale = r < 0;
+		/* Nothing changes the pieces between the stage and here: the volume is held. */
+		if (r == 0)
+			p->sp.pieces_saved = p->sp.pieces.changes;
 	} else {
 		r = pool_save_state(p, changed, nr_changed);
 	}

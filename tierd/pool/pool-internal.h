@@ -131,6 +131,8 @@ struct pool {
 		uint64_t gen; /* 0: nothing known */
 		unsigned nr_devs;
 		uint32_t nr_logical;
+		/* The pieces' change count the sums are of (struct piecemap's changes). */
+		uint64_t pieces_changes;
 		struct slotsum sum;
 		bool slot[METADATA_MAX_DEVS][2];
 		struct slotsum_set differs[METADATA_MAX_DEVS][2];

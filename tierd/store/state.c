@@ -356,6 +356,11 @@ static int state_pool_write_extents(struct state *st, const struct state_pool *p
 	stmt = NULL;
 	if (r == 0)
 		r = state_map_save_les(st, p, les, nr);
+	/* Tens of thousands of rows at most, and only in a commit that moved pieces. */
+	if (r == 0 && p->pieces.changes != p->pieces_saved)
+		r = state_pieces_delete(st, p->id);
+	if (r == 0 && p->pieces.changes != p->pieces_saved)
+		r = state_pieces_write(st, p);
 	if (r == 0)
 		r = state_prepare(st, "DELETE FROM migration WHERE pool_id = ?1 AND le = ?2", &stmt);
 	for (size_t i = 0; r == 0 && i < nr; i++) {
@@ -572,6 +577,7 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 		r = state_pieces_load(st, p, sqlite3_column_int64(stmt, 9));
 		if (r < 0)
 			goto fail;
+		p->pieces_saved = p->pieces.changes;
 	}
 	if (rc != SQLITE_DONE) {
 		r = state_fail(st, rc);

@@ -21,6 +21,12 @@ struct state_pool {
 	struct metadata_pool meta;
 	struct extmap map;
 	struct piecemap pieces; /* zeroed: no piece container */
+	/*
+	 * pieces.changes when the state last held the pieces as they are, set
+	 * by the caller after a save: a save of extents rewrites the pieces'
+	 * rows only when they changed since.
+	 */
+	uint64_t pieces_saved;
 	char paths[METADATA_MAX_DEVS][PATH_MAX];
 	int want_active;
 };
@@ -42,7 +48,8 @@ int state_pool_insert(struct state *st, struct state_pool *p);
 int state_pool_save(struct state *st, const struct state_pool *p);
 /*
  * The pool's generation and the locations of the extents les[] (a migration's
- * commit); their migration intents go in the same transaction.
+ * commit), and its pieces when they changed since p->pieces_saved; the
+ * extents' migration intents go in the same transaction.
  */
 int state_pool_save_extents(struct state *st, const struct state_pool *p, const uint32_t *les,
 			    size_t nr);
