@@ -114,10 +114,12 @@ int piecemap_remove_container(struct piecemap *pm, uint32_t index)
 
 int piecemap_drop_dev(struct piecemap *pm, uint16_t dev, uint32_t *scratch)
 {
-	uint32_t kept = 0, n = 0;
+	uint32_t kept = 0, n = 0, nr_before;
+	bool renumbered = false;
 
 	if (!pm || (!scratch && pm->nr_containers))
 		return -EINVAL;
+	nr_before = pm->nr_containers;
 	/* scratch[c]: container c's new index, or PIECEMAP_NO_CONTAINER when it goes. */
 	for (uint32_t c = 0; c < pm->nr_containers; c++) {
 		struct piecemap_container *ct = &pm->containers[c];
@@ -128,8 +130,10 @@ int piecemap_drop_dev(struct piecemap *pm, uint16_t dev, uint32_t *scratch)
 			continue;
 		}
 		scratch[c] = kept;
-		if (ct->dev > dev)
+		if (ct->dev > dev) {
 			ct->dev--;
+			renumbered = true;
+		}
 		pm->containers[kept++] = *ct;
 	}
 	pm->nr_containers = kept;
@@ -141,8 +145,10 @@ int piecemap_drop_dev(struct piecemap *pm, uint16_t dev, uint32_t *scratch)
 		pm->pieces[n] = pm->pieces[i];
 		pm->pieces[n++].container = c;
 	}
+	/* A device before every container's, with none on it, leaves the record as it was. */
+	if (n != pm->nr_pieces || kept != nr_before || renumbered)
+		pm->changes++;
 	pm->nr_pieces = n;
-	pm->changes++;
 	return 0;
 }
 

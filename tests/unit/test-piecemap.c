@@ -431,8 +431,19 @@ static void test_changes(void)
 	CHECK_OK(piecemap_remove_container(&pm, c));
 	CHECK(pm.changes > n);
 	n = pm.changes;
+	/* A device with no container: nothing changes. */
 	CHECK_OK(piecemap_drop_dev(&pm, 1, scratch));
-	CHECK(pm.changes > n);
+	CHECK(pm.changes == n);
+	CHECK_OK(piecemap_add_container(&pm, 1, 9, NULL));
+	n = pm.changes;
+	CHECK_OK(piecemap_drop_dev(&pm, 2, scratch));
+	CHECK(pm.changes == n);
+	/* Device 0 goes: the container on device 1 is now on device 0, in the record too. */
+	CHECK_OK(piecemap_drop_dev(&pm, 0, scratch));
+	CHECK(pm.changes > n && pm.containers[0].dev == 0);
+	n = pm.changes;
+	CHECK_OK(piecemap_drop_dev(&pm, 0, scratch));
+	CHECK(pm.changes > n && pm.nr_containers == 0);
 	piecemap_destroy(&pm);
 }
 
