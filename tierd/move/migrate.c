@@ -19,6 +19,7 @@
 #include "fault.h"
 #include "log.h"
 #include "metadata.h"
+#include "piecemap.h"
 #include "pool-internal.h"
 #include "ucopy.h"
 
@@ -88,7 +89,13 @@ struct migrate_batch {
 	struct migrate_item *items;
 	size_t nr;
 	struct dmtable_move moves[MIGRATE_BATCH_MAX];
+	size_t nr_moves;
+	struct dmtable_piece_move piece_moves[MIGRATE_BATCH_MAX];
+	size_t nr_piece_moves;
 	struct extmap_loc from[MIGRATE_BATCH_MAX];
+	/* A piece's place before the commit: its slot, or container PIECEMAP_NO_CONTAINER at home. */
+	uint32_t from_container[MIGRATE_BATCH_MAX];
+	uint16_t from_slot[MIGRATE_BATCH_MAX];
 	bool remapped[MIGRATE_BATCH_MAX]; /* in memory, by batch_commit */
 	uint64_t copied, total;
 	struct migrate_timing timing;
@@ -110,7 +117,33 @@ static int by_le(const void *a, const void *b)
 {
 	const struct migrate_item *x = a, *y = b;
 
-	return (x->le > y->le) - (x->le < y->le);
+	if (x->le != y->le)
+		return (x->le > y->le) - (x->le < y->le);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint64_t piece_sectors(const struct pool *p)
+{
+	return pool_extent_sectors(p) / p->sp.pieces.pieces_per_extent;
+}
+
+/* Where a piece's bytes are: slot of container, or (PIECEMAP_NO_CONTAINER) at le's home. */
+static void piece_place(const struct pool *p, uint32_t le, uint32_t idx, uint32_t container,
+			uint16_t slot, unsigned *dev, uint64_t *off)
+{
+	uint64_t bytes = piece_sectors(p) * 512;
+
+	if (container == PIECEMAP_NO_CONTAINER) {
+		struct extmap_loc home = extmap_get(&p->sp.map, le);
+
+		*dev = home.dev;
+		*off = pool_pe_offset(p, home.dev, home.pe) + idx * bytes;
+	} else {
+		const struct piecemap_container *c = &p->sp.pieces.containers[container];
+
+		*dev = c->dev;
+		*off = pool_pe_offset(p, c->dev, c->pe) + slot * bytes;
+	}
 }
 
 static void batch_debug(struct migrate_batch *b, const char *fmt, ...)
@@ -177,10 +210,18 @@ static double ms(uint64_t ns)
 	return ns / 1e6;
 }
 
+static void release_item(struct pool *p, const struct migrate_item *it)
+{
+	if (!it->piece)
+		extmap_release(pool_extmap(p), it->dev, it->pe);
+	else if (it->container != PIECEMAP_NO_CONTAINER)
+		piecemap_release_slot(&p->sp.pieces, it->container, it->slot);
+}
+
 static void release_items(struct pool *p, const struct migrate_item *items, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
-		extmap_release(pool_extmap(p), items[i].dev, items[i].pe);
+		release_item(p, &items[i]);
 }
 
 static void release_destinations(struct migrate_batch *b)
@@ -381,6 +422,24 @@ static size_t batch_verify(struct migrate_batch *b)
 
 		if (!b->remapped[i])
 			continue;
+		if (it->piece) {
+			unsigned src_dev, dst_dev;
+			uint64_t src_off, dst_off;
+
+			piece_place(b->p, it->le, it->idx, b->from_container[i], b->from_slot[i],
+				    &src_dev, &src_off);
+			piece_place(b->p, it->le, it->idx, it->container, it->slot, &dst_dev,
+				    &dst_off);
+			jobs[n] = (struct ucopy_job){
+				.src_fd = pool_dev_fd(b->p, src_dev),
+				.dst_fd = pool_dev_fd(b->p, dst_dev),
+				.src_off = src_off,
+				.dst_off = dst_off,
+				.len = piece_sectors(b->p) * 512,
+			};
+			idx[n++] = i;
+			continue;
+		}
 		jobs[n] = (struct ucopy_job){
 			.src_fd = pool_dev_fd(b->p, b->from[i].dev),
 			.dst_fd = pool_dev_fd(b->p, it->dev),
@@ -506,9 +565,11 @@ static int batch_check_mirrors(struct migrate_batch *b)
 	for (size_t j = 0; j < b->nr; j++) {
 		struct migrate_item *it = &b->items[j];
 		const struct dmstatus_mirror *mirror = NULL;
+		uint64_t start = (uint64_t)it->le * extent +
+				 (it->piece ? it->idx * piece_sectors(b->p) : 0);
 
 		for (size_t i = 0; i < nr && !mirror; i++)
-			if ((uint64_t)it->le * extent == mirrors[i].start)
+			if (start == mirrors[i].start)
 				mirror = &mirrors[i];
 		if (it->result < 0)
 			continue;
@@ -516,11 +577,12 @@ static int batch_check_mirrors(struct migrate_batch *b)
 		if (!mirror || dmstatus_mirror_failed(mirror)) {
 			it->result = -EIO;
 			if (mirror)
-				batch_debug(b, "extent %u: a leg of its mirror failed (health %s);"
-					    " it stays on its source", it->le, mirror->health);
+				batch_debug(b, "extent %u%s: a leg of its mirror failed (health %s);"
+					    " it stays on its source", it->le,
+					    it->piece ? " (a piece)" : "", mirror->health);
 			else
-				batch_debug(b, "extent %u: no mirror in the status; it stays on its"
-					    " source", it->le);
+				batch_debug(b, "extent %u%s: no mirror in the status; it stays on its"
+					    " source", it->le, it->piece ? " (a piece)" : "");
 			continue;
 		}
 		b->copied += mirror->in_sync;
@@ -531,15 +593,39 @@ static int batch_check_mirrors(struct migrate_batch *b)
 	return pending;
 }
 
-/* Put the extents that were to move back where they were, in memory. */
+/*
+ * A piece the commit placed goes back to where it was, its destination slot
+ * free again. Cannot fail: the old slot was the piece's until the place, and
+ * migrate_batch_start reserved room for every piece that left home.
+ */
+static void piece_unplace(struct migrate_batch *b, size_t i)
+{
+	struct piecemap *pm = &b->p->sp.pieces;
+	const struct migrate_item *it = &b->items[i];
+
+	if (b->from_container[i] == PIECEMAP_NO_CONTAINER) {
+		piecemap_return(pm, it->le, it->idx);
+		return;
+	}
+	piecemap_claim_slot(pm, b->from_container[i], b->from_slot[i]);
+	piecemap_place(pm, it->le, it->idx, b->from_container[i], b->from_slot[i]);
+	/* A piece that came home from the slot: its destination held nothing to free. */
+}
+
+/* Put the extents and pieces that were to move back where they were, in memory. */
 static void batch_revert(struct migrate_batch *b, int mark_failed)
 {
 	struct extmap *m = pool_extmap(b->p);
 
 	for (size_t i = 0; i < b->nr; i++) {
+		const struct migrate_item *it = &b->items[i];
+
 		if (!b->remapped[i])
 			continue;
-		extmap_remap(m, b->items[i].le, b->from[i].dev, b->from[i].pe);
+		if (it->piece)
+			piece_unplace(b, i);
+		else
+			extmap_remap(m, it->le, b->from[i].dev, b->from[i].pe);
 		b->remapped[i] = false;
 		if (mark_failed)
 			b->items[i].result = -EIO;
@@ -555,7 +641,8 @@ static void batch_revert(struct migrate_batch *b, int mark_failed)
  * keeps those until the next suspend).
  */
 static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *changed,
-				   size_t nr_changed, struct dmtable_dev *devs)
+				   size_t nr_changed, const struct dmtable_piece_move *pieces,
+				   size_t nr_pieces, struct dmtable_dev *devs)
 {
 	struct dmtable_move moves[MIGRATE_BATCH_MAX];
 	const char *name = pool_name(b->p);
@@ -563,15 +650,17 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 	char scratch[256];
 	size_t n = 0;
 
-	for (size_t i = 0; i < b->nr; i++)
+	for (size_t i = 0; i < b->nr_moves; i++)
 		for (size_t j = 0; j < nr_changed; j++)
 			if (b->moves[i].le == changed[j])
 				moves[n++] = b->moves[i];
-	if (n == b->nr || pool_dm_devs(b->p, devs, scratch, sizeof(scratch)) < 0)
+	if ((n == b->nr_moves && nr_pieces == b->nr_piece_moves) ||
+	    pool_dm_devs(b->p, devs, scratch, sizeof(scratch)) < 0)
 		return;
-	batch_debug(b, "keeping the mirrors of the %zu extents a device may name", n);
+	batch_debug(b, "keeping the mirrors of the %zu extents and %zu pieces a device may name",
+		    n, nr_pieces);
 	if (dmtable_build_moving_split(&t, pool_extmap(b->p), pool_pieces(b->p), devs,
-				       pool_extent_sectors(b->p), moves, n, NULL, 0,
+				       pool_extent_sectors(b->p), moves, n, pieces, nr_pieces,
 				       MIGRATE_REGION_SECTORS) == 0 &&
 	    pool_load_inactive(b->p, &t, scratch, sizeof(scratch)) == 0) {
 		batch_debug_hold(b);
@@ -595,9 +684,11 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 static void batch_commit(struct migrate_batch *b)
 {
 	struct extmap *m = pool_extmap(b->p);
+	struct piecemap *pm = &b->p->sp.pieces;
 	struct dmtable_dev devs[METADATA_MAX_DEVS];
 	uint32_t changed[MIGRATE_BATCH_MAX];
-	size_t nr_changed = 0;
+	struct dmtable_piece_move pieces[MIGRATE_BATCH_MAX];
+	size_t nr_changed = 0, nr_pieces = 0;
 	const char *name = pool_name(b->p);
 	struct pool_prepared next = { 0 };
 	ssize_t filled;
@@ -617,9 +708,26 @@ static void batch_commit(struct migrate_batch *b)
 	for (size_t i = 0; i < b->nr; i++) {
 		struct migrate_item *it = &b->items[i];
 
+		b->remapped[i] = it->result == 0;
+		if (it->piece) {
+			/* Reserved: the place cannot fail; the slot it leaves is freed. */
+			b->from_container[i] = PIECEMAP_NO_CONTAINER;
+			b->from_slot[i] = 0;
+			piecemap_find(pm, it->le, it->idx, &b->from_container[i], &b->from_slot[i]);
+			if (it->result != 0)
+				release_item(b->p, it);
+			else if (it->container == PIECEMAP_NO_CONTAINER)
+				piecemap_return(pm, it->le, it->idx);
+			else
+				piecemap_place(pm, it->le, it->idx, it->container, it->slot);
+			if (it->result == 0)
+				pieces[nr_pieces++] = (struct dmtable_piece_move){
+					it->le, it->idx, it->container, it->slot
+				};
+			continue;
+		}
 		b->from[i] = extmap_get(m, it->le);
 		extmap_release(m, it->dev, it->pe);
-		b->remapped[i] = it->result == 0;
 		if (it->result == 0) {
 			extmap_remap(m, it->le, it->dev, it->pe);
 			changed[nr_changed++] = it->le;
@@ -631,10 +739,10 @@ static void batch_commit(struct migrate_batch *b)
 	 * flushes.
 	 */
 	r = filled < 0 ? (int)filled : 0;
-	if (r == 0 && nr_changed)
+	if (r == 0 && nr_changed + nr_pieces)
 		r = pool_commit_prepare(b->p, &next, b->err, sizeof(b->err));
 	/* The state's rows too: what is left for the suspended window is their commit. */
-	if (r == 0 && nr_changed)
+	if (r == 0 && nr_changed + nr_pieces)
 		r = pool_commit_stage(b->p, &next, changed, nr_changed, b->err, sizeof(b->err));
 	b->timing.prepare_ns = clock_now_ns() - from;
 	if (filled > 0)
@@ -709,7 +817,7 @@ static void batch_commit(struct migrate_batch *b)
 	 * With every copy failed the map has not changed: no generation to
 	 * write, and none to fail on a destination that fails its writes.
 	 */
-	if (r == 0 && nr_changed > 0) {
+	if (r == 0 && nr_changed + nr_pieces > 0) {
 		fault_point("move-after-suspend");
 		from = clock_now_ns();
 		r = pool_commit_prepared(b->p, &next, changed, nr_changed, b->err, sizeof(b->err));
@@ -724,8 +832,8 @@ static void batch_commit(struct migrate_batch *b)
 			batch_debug(b, "resumed on the mirrors (I/O held %.1f ms)",
 				    ms(swap_done(b)));
 		} else {
-			batch_debug(b, "committed %zu extents to the devices and the state:"
-				    " %llu KiB written in %.1f ms", nr_changed,
+			batch_debug(b, "committed %zu extents and %zu pieces to the devices and"
+				    " the state: %llu KiB written in %.1f ms", nr_changed, nr_pieces,
 				    (unsigned long long)b->timing.commit_bytes / 1024,
 				    ms(b->timing.commit_ns));
 			fault_point("move-after-commit");
@@ -752,7 +860,7 @@ static void batch_commit(struct migrate_batch *b)
 				leave_mirrors(b, NULL, 0);
 		} else {
 			pool_set_broken(b->p, again);
-			keep_committed_mirrors(b, changed, nr_changed, devs);
+			keep_committed_mirrors(b, changed, nr_changed, pieces, nr_pieces, devs);
 			leave_mirrors(b, changed, nr_changed);
 		}
 		batch_end(b, r);
@@ -831,6 +939,7 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	struct migrate_batch *b;
 	const char *name = pool_name(p);
 	uint64_t from, suspend_ns = 0, resume_ns = 0;
+	size_t leaving_home = 0;
 	double every;
 	int r;
 
@@ -862,15 +971,33 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	qsort(items, nr, sizeof(*items), by_le);
 	for (size_t i = 0; i < nr; i++) {
 		items[i].result = 0;
-		b->moves[i] = (struct dmtable_move){ items[i].le, items[i].dev, items[i].pe };
+		if (items[i].piece) {
+			uint32_t c;
+			uint16_t slot;
+
+			leaving_home += piecemap_find(&p->sp.pieces, items[i].le, items[i].idx, &c,
+						      &slot) == -ENOENT;
+			b->piece_moves[b->nr_piece_moves++] = (struct dmtable_piece_move){
+				items[i].le, items[i].idx, items[i].container, items[i].slot
+			};
+		} else {
+			b->moves[b->nr_moves++] = (struct dmtable_move){ items[i].le, items[i].dev,
+									 items[i].pe };
+		}
 	}
 	from = clock_now_ns();
+	/* So that placing the pieces at the commit, and undoing it, needs no memory. */
+	r = b->nr_piece_moves ? piecemap_reserve(&p->sp.pieces, (uint32_t)leaving_home) : 0;
+	if (r < 0) {
+		snprintf(err, err_len, "pool %s: cannot move pieces: %s", name, strerror(-r));
+		goto fail;
+	}
 	r = pool_dm_devs(p, devs, err, err_len);
 	if (r < 0)
 		goto fail;
 	r = dmtable_build_moving_split(&t, pool_extmap(p), pool_pieces(p), devs,
-				       pool_extent_sectors(p), b->moves, nr, NULL, 0,
-				       MIGRATE_REGION_SECTORS);
+				       pool_extent_sectors(p), b->moves, b->nr_moves,
+				       b->piece_moves, b->nr_piece_moves, MIGRATE_REGION_SECTORS);
 	if (r < 0) {
 		snprintf(err, err_len, "pool %s: cannot build the table of the move: %s", name,
 			 strerror(-r));

@@ -16,10 +16,20 @@
 struct pool;
 struct migrate_batch;
 
+/*
+ * A move of an extent, or of one piece of a split extent (piece true):
+ * then container and slot are its destination, a slot the caller reserved
+ * with piecemap_alloc_slot(), or PIECEMAP_NO_CONTAINER for le's home; dev
+ * is the destination's device, for the caller's reports.
+ */
 struct migrate_item {
 	uint32_t le;
 	unsigned dev; /* destination, reserved by the caller with extmap_alloc() */
 	uint32_t pe;
+	bool piece;
+	uint32_t idx;
+	uint32_t container;
+	uint16_t slot;
 	int result;   /* after the batch: 0 moved, -EIO a leg failed (old mapping kept) */
 };
 
