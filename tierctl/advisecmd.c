@@ -198,7 +198,7 @@ static int advisecmd_print(FILE *out, struct json_object *advice)
 	if (pieces)
 		fprintf(out, "WITH PIECES: the same room spent on the hottest %s pieces of the"
 			" extents instead\nof whole extents, as placement finer than an extent"
-			" could (tierd does not place\npieces yet; the table's limit left out).\n",
+			" could (tiering runs do not\nplace pieces yet; the table's limit left out).\n",
 			size_format(piece_bytes, a, sizeof(a)));
 	return ferror(out) ? -EIO : 0;
 }

@@ -69,9 +69,10 @@ const char *bar_format(const struct bar *b, bool terminal, char *buf, size_t len
 		bar_add(buf, len, &at, "%s/%s  ", size_format(b->done_bytes, done, sizeof(done)),
 			size_format(b->total_bytes, total, sizeof(total)));
 	if (b->total)
-		bar_add(buf, len, &at, "%" PRIu64 "/%" PRIu64 " extents", b->done, b->total);
+		bar_add(buf, len, &at, "%" PRIu64 "/%" PRIu64 " %s", b->done, b->total,
+			b->units ? b->units : "extents");
 	else
-		bar_add(buf, len, &at, "%" PRIu64 " extents", b->done);
+		bar_add(buf, len, &at, "%" PRIu64 " %s", b->done, b->units ? b->units : "extents");
 	if (b->rate)
 		bar_add(buf, len, &at, "  %s/s", size_format(b->rate, rate, sizeof(rate)));
 	if (b->eta >= 0 && (!b->total || b->done < b->total))

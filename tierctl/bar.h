@@ -19,7 +19,8 @@
 /* A job's progress line, as tierd's job object has it (docs/protocol.md). */
 struct bar {
 	const char *what;
-	uint64_t done, total;             /* extents; total 0: not known */
+	uint64_t done, total;             /* units; total 0: not known */
+	const char *units;                /* "extents" (NULL) or "pieces" */
 	uint64_t done_bytes, total_bytes; /* total_bytes 0: not known, shown in extents only */
 	uint64_t rate;                    /* bytes per second; 0: not known yet */
 	int64_t eta;                      /* seconds left; negative: not known */

@@ -495,7 +495,8 @@ void cli_on_progress(struct json_object *update, void *userdata)
 {
 	const char *what = member_string(update, "what"), *from = member_string(update, "from");
 	const char *to = member_string(update, "to");
-	struct bar b = { .what = what, .waiting = member_string(update, "waiting"), .eta = -1 };
+	struct bar b = { .what = what, .waiting = member_string(update, "waiting"), .eta = -1,
+			 .units = member_string(update, "units") };
 	uint64_t eta, extent;
 	char text[256];
 

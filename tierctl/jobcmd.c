@@ -39,16 +39,24 @@ static unsigned jobcmd_percent(uint64_t done, uint64_t total)
 	return total ? (unsigned)(100.0 * (double)(done < total ? done : total) / (double)total) : 100u;
 }
 
+/* What the job's counts count: "extents", or "pieces" (older tierds say nothing: extents). */
+static const char *jobcmd_units(struct json_object *job)
+{
+	const char *units = member_string(job, "units");
+
+	return units ? units : "extents";
+}
+
 /* "48.0 MiB of 160.0 MiB (30%), 12 of 40 extents" */
 static void jobcmd_amount(struct json_object *job, char *buf, size_t len)
 {
 	char done[SIZE_FORMAT_MAX], total[SIZE_FORMAT_MAX];
 	uint64_t db = jobcmd_uint(job, "done_bytes"), tb = jobcmd_uint(job, "total_bytes");
 
-	snprintf(buf, len, "%s of %s (%u%%), %" PRIu64 " of %" PRIu64 " extents",
+	snprintf(buf, len, "%s of %s (%u%%), %" PRIu64 " of %" PRIu64 " %s",
 		 size_format(db, done, sizeof(done)), size_format(tb, total, sizeof(total)),
 		 jobcmd_percent(db, tb), jobcmd_uint(job, "done_extents"),
-		 jobcmd_uint(job, "total_extents"));
+		 jobcmd_uint(job, "total_extents"), jobcmd_units(job));
 }
 
 static int jobcmd_print_show(FILE *out, struct json_object *job)
@@ -89,8 +97,9 @@ static int jobcmd_print_show(FILE *out, struct json_object *job)
 	table_add_string(t, tierview_time(job, "started_at", when));
 	table_add_string(t, timefmt_duration(jobcmd_uint(job, "elapsed_seconds"), dur, sizeof(dur)));
 	table_add_members(t, job, 2);
-	snprintf(extents, sizeof(extents), "%" PRIu64 " of %" PRIu64 " (%u%%)",
+	snprintf(extents, sizeof(extents), "%" PRIu64 " of %" PRIu64 "%s (%u%%)",
 		 jobcmd_uint(job, "done_extents"), jobcmd_uint(job, "total_extents"),
+		 strcmp(jobcmd_units(job), "pieces") ? "" : " pieces",
 		 jobcmd_percent(jobcmd_uint(job, "done_extents"), jobcmd_uint(job, "total_extents")));
 	table_add_string(t, extents);
 	table_add_members(t, job, 2);

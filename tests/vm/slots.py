@@ -6,6 +6,15 @@ that tierd would not write itself, and a look at what it did write.
     slots.py show DEV...
         the newest valid slot over DEV...: "generation G version V
         containers C pieces P"
+    slots.py pieces DEV...
+        each piece out in the newest slot over DEV..., one a line:
+        "LE PIECE PATH OFFSET", where its bytes are (PATH the device of its
+        container, OFFSET in bytes)
+    slots.py check DATA DEV...
+        each piece out in the newest slot over DEV... holds the bytes DATA
+        (a file of what the volume should read) has where the piece belongs
+        on the volume; prints "N pieces hold their bytes in their slots", or
+        names the first that does not and exits 1
     slots.py split DEV... -- LE:PIECE:SLOT...
         give a free SSD extent over to pieces (the first one no extent
         maps), copy each named 16 KiB piece from its extent's home to that
@@ -96,6 +105,50 @@ def show(paths):
     print(f"generation {gen} version {lay['version']} containers {containers} pieces {pieces}")
 
 
+def pieces_out(paths):
+    """(le, piece, path, offset) of each piece out in the newest slot."""
+    sbs = [superblock(p) for p in paths]
+    by_uuid = {sb["dev_uuid"]: sb for sb in sbs}
+    _, rec = newest(sbs)
+    lay = layout(rec)
+    if lay["version"] < 2:
+        return [], lay["extent_size"], 0
+    ppe, nr_containers, nr_pieces, _ = struct.unpack_from("<IIII", rec, lay["map_end"])
+    at = lay["map_end"] + 16
+    containers = []
+    for _ in range(nr_containers):
+        dev, _, pe = struct.unpack_from("<HHI", rec, at)
+        containers.append((dev, pe))
+        at += 8
+    piece = lay["extent_size"] // ppe
+    out = []
+    for _ in range(nr_pieces):
+        le, idx, slot, c = struct.unpack_from("<IHHI", rec, at)
+        at += 12
+        dev, pe = containers[c]
+        sb = by_uuid[lay["devs"][dev][:16]]
+        out.append((le, idx, sb["path"], sb["data_start"] + pe * lay["extent_size"] + slot * piece))
+    return out, lay["extent_size"], piece
+
+
+def pieces(paths):
+    for le, idx, path, off in pieces_out(paths)[0]:
+        print(le, idx, path, off)
+
+
+def check(data, paths):
+    out, ext, piece = pieces_out(paths)
+    with open(data, "rb") as want:
+        for le, idx, path, off in out:
+            want.seek(le * ext + idx * piece)
+            with open(path, "rb") as f:
+                f.seek(off)
+                if f.read(piece) != want.read(piece):
+                    sys.exit(f"piece {idx} of extent {le}: its slot at {path}+{off} does not"
+                             " hold its bytes")
+    print(f"{len(out)} pieces hold their bytes in their slots")
+
+
 def split(paths, specs):
     sbs = [superblock(p) for p in paths]
     by_uuid = {sb["dev_uuid"]: sb for sb in sbs}
@@ -160,6 +213,10 @@ def split(paths, specs):
 def main(argv):
     if argv[:1] == ["show"]:
         show(argv[1:])
+    elif argv[:1] == ["pieces"]:
+        pieces(argv[1:])
+    elif argv[:1] == ["check"] and len(argv) > 2:
+        check(argv[1], argv[2:])
     elif argv[:1] == ["split"] and "--" in argv:
         cut = argv.index("--")
         split(argv[1:cut], argv[cut + 1:])

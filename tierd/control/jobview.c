@@ -57,6 +57,7 @@ json_object *jobview_json(const struct pool *p, const struct job_report *j,
 	json_object_object_add(o, "what", json_object_new_string(j->what));
 	json_object_object_add(o, "started_at", isotime_json(j->started_at));
 	add_u64(o, "elapsed_seconds", now > j->started_at ? (uint64_t)(now - j->started_at) : 0);
+	json_object_object_add(o, "units", json_object_new_string(j->pieces ? "pieces" : "extents"));
 	add_u64(o, "done_extents", j->done);
 	add_u64(o, "total_extents", j->total);
 	add_u64(o, "moved_extents", j->moved);

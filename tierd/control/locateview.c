@@ -27,12 +27,33 @@ static json_object *run_json(const struct pool_place *at, uint64_t offset, uint6
 	return o;
 }
 
-/* Whether extent next, at place b, continues the run that ends with place a. */
-static bool continues(const struct pool_place *a, const struct pool_place *b, uint64_t es)
+/* A run being gathered: where it starts on the volume and the device, and its length. */
+struct locate_run {
+	struct pool_place start;
+	uint64_t offset, length;
+};
+
+/* Whether the bytes at place b continue run r on the device as on the volume. */
+static bool continues(const struct locate_run *r, const struct pool_place *b)
 {
+	const struct pool_place *a = &r->start;
+
 	if (a->tier != b->tier || a->device != b->device || a->missing != b->missing)
 		return false;
-	return a->tier < 0 || a->device_offset + es == b->device_offset;
+	return a->tier < 0 || a->device_offset + r->length == b->device_offset;
+}
+
+/* Add len bytes at place at to run r, or end r (into runs) and start a new one there. */
+static void run_add(json_object *runs, struct locate_run *r, const struct pool_place *at,
+		    uint64_t offset, uint64_t len)
+{
+	if (r->length && continues(r, at)) {
+		r->length += len;
+		return;
+	}
+	if (r->length)
+		json_object_array_add(runs, run_json(&r->start, r->offset, r->length));
+	*r = (struct locate_run){ .start = *at, .offset = offset, .length = len };
 }
 
 json_object *locateview_json(const struct pool *p, const struct locateview_range *ranges,
@@ -55,26 +76,24 @@ json_object *locateview_json(const struct pool *p, const struct locateview_range
 	for (size_t i = 0; i < nr; i++) {
 		uint32_t first = (uint32_t)(ranges[i].offset / es);
 		uint32_t last = (uint32_t)((ranges[i].offset + ranges[i].length - 1) / es);
-		struct pool_place start, prev, at;
-		uint32_t run_first = first;
+		struct locate_run run = { 0 };
+		struct pool_place at;
+		uint64_t piece;
 
-		pool_extent_place(p, first, &start);
-		prev = start;
-		for (uint32_t le = first + 1; le <= last + 1; le++) {
-			if (le <= last) {
-				pool_extent_place(p, le, &at);
-				if (continues(&prev, &at, es)) {
-					prev = at;
-					continue;
+		for (uint32_t le = first; le <= last; le++) {
+			/* A split extent, piece by piece: its pieces out lie elsewhere. */
+			if (pool_piece_place(p, le, 0, &at, &piece)) {
+				for (uint64_t off = 0; off < es; off += piece) {
+					pool_piece_place(p, le, (uint32_t)(off / piece), &at, &piece);
+					run_add(runs, &run, &at, (uint64_t)le * es + off, piece);
 				}
+				continue;
 			}
-			json_object_array_add(runs, run_json(&start, (uint64_t)run_first * es,
-							     (uint64_t)(le - run_first) * es));
-			if (le <= last) {
-				start = prev = at;
-				run_first = le;
-			}
+			pool_extent_place(p, le, &at);
+			run_add(runs, &run, &at, (uint64_t)le * es, es);
 		}
+		if (run.length)
+			json_object_array_add(runs, run_json(&run.start, run.offset, run.length));
 	}
 	json_object_object_add(o, "runs", runs);
 	return o;

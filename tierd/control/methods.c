@@ -380,13 +380,17 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 			       json_object *params)
 {
 	const char *name = NULL, *tier = NULL, *io = "off";
-	uint64_t first = 0, count = 1;
+	uint64_t first = 0, count = 1, piece_first = 0, piece_count = 0;
+	bool pieces = false;
 	const struct rpc_param spec[] = {
 		{ "name", RPC_STRING, true, &name },
 		{ "first", RPC_UINT64, true, &first },
 		{ "count", RPC_UINT64, false, &count },
 		{ "tier", RPC_STRING, true, &tier },
 		{ "io_awareness", RPC_STRING, false, &io },
+		{ "pieces", RPC_BOOL, false, &pieces },
+		{ "piece_first", RPC_UINT64, false, &piece_first },
+		{ "piece_count", RPC_UINT64, false, &piece_count },
 	};
 	struct job_limits limits = { 0 };
 	char err[POOL_ERR_MAX];
@@ -408,11 +412,23 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 		control_reply_error(conn, EINVAL, "extent numbers are below 2^32");
 		return;
 	}
+	if (piece_first > UINT32_MAX || piece_count > UINT32_MAX) {
+		control_reply_error(conn, EINVAL, "piece numbers are below 2^32");
+		return;
+	}
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
-	r = job_move_range(p, m->loop, (uint32_t)first, (uint32_t)count, strcmp(tier, "ssd") == 0,
-			   &limits, job_progress, job_done, conn, err, sizeof(err));
+	if (pieces) {
+		r = job_move_pieces(p, m->loop, (uint32_t)first, (uint32_t)count,
+				    (uint32_t)piece_first, (uint32_t)piece_count,
+				    strcmp(tier, "ssd") == 0, &limits, job_progress, job_done, conn,
+				    err, sizeof(err));
+	} else {
+		r = job_move_range(p, m->loop, (uint32_t)first, (uint32_t)count,
+				   strcmp(tier, "ssd") == 0, &limits, job_progress, job_done, conn,
+				   err, sizeof(err));
+	}
 	if (r < 0)
 		control_reply_error(conn, -r, "%s", err);
 }

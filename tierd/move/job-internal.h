@@ -58,6 +58,12 @@ struct pool_job {
 	struct pool_drop *drop; /* zero its destinations, then commit it (job_drop_missing) */
 	/* A drop's units from this one on are pieces of piece_bytes, not extents (0: none). */
 	uint64_t pieces_from, piece_bytes;
+	/*
+	 * A move of pieces (job_move_pieces): pieces [piece_first, + piece_count)
+	 * of each extent from piece_le on, unit by unit (job->nr of them).
+	 */
+	bool piece_job, piece_to_ssd;
+	uint32_t piece_le, piece_first, piece_count;
 	unsigned detach_dev;
 	int paused;
 	const char *waiting; /* why no batch runs now: "", "paused", "rate", "busy", "idle" */

@@ -75,13 +75,33 @@ static uint64_t job_units_bytes(const struct pool_job *job, uint64_t units)
 	return extents * es + (units - extents) * job->piece_bytes;
 }
 
+/* Where an item's bytes are before its batch commits: the tier of that device, or -1. */
+static int job_item_from(const struct pool *p, const struct migrate_item *it)
+{
+	struct extmap_loc src = extmap_get(&p->sp.map, it->le);
+	unsigned dev = src.dev;
+	uint32_t c;
+	uint16_t slot;
+
+	if (it->piece && piecemap_find(&p->sp.pieces, it->le, it->idx, &c, &slot) == 0)
+		dev = p->sp.pieces.containers[c].dev;
+	return dev < p->sp.meta.nr_devs ? (int)p->sp.meta.devs[dev].tier : -1;
+}
+
+/* The bytes of one item the job moves: an extent, or a piece. */
+static uint64_t job_item_bytes(const struct pool_job *job)
+{
+	return job->piece_job ? job->piece_bytes : job->p->sp.meta.extent_size;
+}
+
 static void job_fill_report(const struct pool_job *job, struct job_report *out)
 {
 	const struct pool *p = job->p;
-	uint64_t es = p->sp.meta.extent_size, in_flight = job->nr_items;
+	uint64_t in_flight = job->nr_items;
 
 	*out = (struct job_report){
-		.kind = job->kind, .what = job->what, .done = job->started - in_flight,
+		.kind = job->kind, .what = job->what, .pieces = job->piece_job,
+		.done = job->started - in_flight,
 		.total = job->nr, .moved = job->moved, .failed = job->failed,
 		.total_bytes = job_units_bytes(job, job->nr), .started_at = job->started_at,
 		.limits = job->limits,
@@ -89,11 +109,10 @@ static void job_fill_report(const struct pool_job *job, struct job_report *out)
 	};
 	for (size_t i = 0; i < job->nr_items; i++) {
 		const struct migrate_item *it = &job->items[i];
-		struct extmap_loc src = extmap_get(&p->sp.map, it->le);
 
 		out->batch[out->nr_batch++] = (struct job_report_move){
 			.le = it->le,
-			.from = src.dev < p->sp.meta.nr_devs ? (int)p->sp.meta.devs[src.dev].tier : -1,
+			.from = job_item_from(p, it),
 			.to = p->sp.meta.devs[it->dev].tier,
 		};
 	}
@@ -101,7 +120,7 @@ static void job_fill_report(const struct pool_job *job, struct job_report *out)
 		migrate_batch_progress(job->batch, &out->batch_regions_copied, &out->batch_regions);
 	out->done_bytes = job_units_bytes(job, out->done);
 	if (out->batch_regions)
-		out->done_bytes += (uint64_t)((double)(in_flight * es) *
+		out->done_bytes += (uint64_t)((double)(in_flight * job_item_bytes(job)) *
 					      (double)out->batch_regions_copied /
 					      (double)out->batch_regions);
 	out->rate = jobrate_rate(&job->rate, clock_now_ns(), out->done_bytes);
@@ -127,8 +146,9 @@ static void job_abort_message(const struct pool_job *job, char *msg, size_t len)
 {
 	const struct pool *p = job->p;
 
-	snprintf(msg, len, "pool %s: %s aborted on request after %zu of %zu extents%s%s%s",
+	snprintf(msg, len, "pool %s: %s aborted on request after %zu of %zu %s%s%s%s",
 		 p->sp.meta.name, job->what, job->started, job->nr,
+		 job->piece_job ? "pieces" : "extents",
 		 job->detach ? "; " : "", job->detach ? p->sp.paths[job->detach_dev] : "",
 		 job->detach ? " stays attached" : job->drop ? "; no device was dropped" : "");
 }
@@ -199,35 +219,42 @@ static void job_account(struct pool_job *job, int r, const char *err)
 {
 	struct pool *p = job->p;
 	struct state_moves delta = { 0 };
-	uint64_t bytes = p->sp.meta.extent_size;
+	uint64_t bytes = job_item_bytes(job);
 	time_t now = time(NULL);
 
 	for (size_t i = 0; i < job->nr_items; i++) {
 		const struct migrate_item *it = &job->items[i];
 		int up = p->sp.meta.devs[it->dev].tier == METADATA_TIER_SSD;
+		char what[64];
 
+		if (it->piece)
+			snprintf(what, sizeof(what), "piece %u of extent %u", it->idx, it->le);
+		else
+			snprintf(what, sizeof(what), "extent %u", it->le);
 		if (it->result != 0) {
 			job->failed++;
 			delta.failed++;
 			if (r < 0 && err && *err)
-				log_pool_err(p->sp.meta.name, "extent %u could not move to %s; it"
-					     " stays where it was: %s", it->le,
+				log_pool_err(p->sp.meta.name, "%s could not move to %s; it"
+					     " stays where it was: %s", what,
 					     p->sp.paths[it->dev], pool_error_sentence(p, err));
 			else
-				log_pool_err(p->sp.meta.name, "extent %u could not move to %s (a"
-					     " device failed); it stays where it was", it->le,
+				log_pool_err(p->sp.meta.name, "%s could not move to %s (a"
+					     " device failed); it stays where it was", what,
 					     p->sp.paths[it->dev]);
 			continue;
 		}
 		job->moved++;
+		/* The history counts extents that moved whole, and the bytes of pieces too. */
 		if (up) {
-			delta.promoted_extents++;
+			delta.promoted_extents += !it->piece;
 			delta.promoted_bytes += bytes;
 		} else {
-			delta.demoted_extents++;
+			delta.demoted_extents += !it->piece;
 			delta.demoted_bytes += bytes;
 		}
-		pool_heat_moved(p, it->le, now);
+		if (!it->piece)
+			pool_heat_moved(p, it->le, now);
 	}
 	if (job->moved_out) {
 		job->moved_out->promoted_extents += delta.promoted_extents;
@@ -248,7 +275,7 @@ static void job_account(struct pool_job *job, int r, const char *err)
 void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 {
 	struct pool_job *job = ctx;
-	uint64_t bytes = (uint64_t)job->nr_items * job->p->sp.meta.extent_size;
+	uint64_t bytes = (uint64_t)job->nr_items * job_item_bytes(job);
 
 	(void)b;
 	job->batch = NULL;
@@ -261,7 +288,7 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 	if (job->limits.rate)
 		job->next_batch_ns = clock_now_ns() + (uint64_t)((double)bytes / (double)job->limits.rate * 1e9);
 	job->load_ok = devload_read(job->p->dm_major, job->p->dm_minor, &job->load) == 0;
-	jobrate_sample(&job->rate, clock_now_ns(), (uint64_t)job->started * job->p->sp.meta.extent_size);
+	jobrate_sample(&job->rate, clock_now_ns(), (uint64_t)job->started * job_item_bytes(job));
 	job_next(job);
 }
 
@@ -388,6 +415,124 @@ static void job_drop_next(struct pool_job *job)
 		job_finish(job, 0, NULL);
 }
 
+/*
+ * A free slot on the SSD tier for a piece, reserved: in a container that
+ * has one, else in a new container made of a free SSD extent beyond the
+ * tier's swap reserve. -ENOSPC when there is none.
+ */
+static int job_piece_slot(struct pool *p, unsigned *dev, uint32_t *container, uint16_t *slot)
+{
+	struct piecemap *pm = &p->sp.pieces;
+	int ssd = pool_ssd_dev(p), r;
+	uint32_t pe;
+
+	if (ssd < 0)
+		return -ENODEV;
+	*dev = (unsigned)ssd;
+	if (piecemap_alloc_slot(pm, (uint16_t)ssd, container, slot) == 0)
+		return 0;
+	if (p->sp.map.nr_free[ssd] <= p->sp.meta.devs[ssd].reserve_pe)
+		return -ENOSPC;
+	r = extmap_alloc(&p->sp.map, (unsigned)ssd, &pe);
+	if (r < 0)
+		return r;
+	r = piecemap_add_container(pm, (uint16_t)ssd, pe, NULL);
+	if (r < 0) {
+		extmap_release(&p->sp.map, (unsigned)ssd, pe);
+		return r;
+	}
+	return piecemap_alloc_slot(pm, (uint16_t)ssd, container, slot);
+}
+
+/*
+ * The next batch of a move of pieces, of up to max: the next units (extent,
+ * piece) not where they are to go, each with its destination reserved.
+ */
+static void job_pieces_next(struct pool_job *job, size_t max)
+{
+	struct pool *p = job->p;
+	struct piecemap *pm = &p->sp.pieces;
+	uint32_t targets = pool_table_targets(p), max_targets = pool_table_targets_max(p);
+	char err[POOL_ERR_MAX];
+	size_t n = 0;
+	int r = 0;
+
+	/*
+	 * The batch's commit cannot bring slots that lag up to date once the
+	 * pieces changed in memory (pool_commit_fill writes the generation as
+	 * the map encodes it): a container made below would leave it the
+	 * whole record to write inside the stall. So the fill runs now; a
+	 * failure of it fails that commit in turn, which says why.
+	 */
+	if (job->piece_to_ssd && pool_commit_fill(p, err, sizeof(err)) < 0)
+		log_pool_warn(p->sp.meta.name, "%s", err);
+	while (n < max && job->started < job->nr) {
+		uint32_t le = job->piece_le + (uint32_t)(job->started / job->piece_count);
+		uint32_t idx = job->piece_first + (uint32_t)(job->started % job->piece_count);
+		struct migrate_item *it = &job->items[n];
+		uint32_t c;
+		uint16_t slot;
+		bool out = piecemap_find(pm, le, idx, &c, &slot) == 0;
+
+		/* Home: an extent with no piece out is skipped whole, to the next split one. */
+		if (!job->piece_to_ssd && !piecemap_extent(pm, le, NULL)) {
+			uint32_t next = piecemap_next_split(pm, le);
+			uint64_t to = next == UINT32_MAX ? job->nr :
+				      (uint64_t)(next - job->piece_le) * job->piece_count;
+
+			job->started = to < job->nr ? to : job->nr;
+			continue;
+		}
+		if (out == job->piece_to_ssd) {
+			job->started++; /* in place */
+			continue;
+		}
+		*it = (struct migrate_item){ .le = le, .piece = true, .idx = idx,
+					     .container = PIECEMAP_NO_CONTAINER };
+		if (job->piece_to_ssd) {
+			/* A piece out costs up to two more targets (pool_table_targets). */
+			if (max_targets && targets + 2 > max_targets) {
+				snprintf(err, sizeof(err), "piece %u of extent %u and the ones after"
+					 " it could not move: the volume's table would pass its"
+					 " limit of %u targets (the table-targets setting; it has"
+					 " %u)", idx, le, max_targets, targets);
+				r = -ENOSPC;
+				break;
+			}
+			r = job_piece_slot(p, &it->dev, &it->container, &it->slot);
+			if (r == -ENOSPC)
+				snprintf(err, sizeof(err), "piece %u of extent %u and the ones after"
+					 " it could not move: no free slot for them, nor a free"
+					 " extent for a piece container on the SSD tier beyond its"
+					 " swap reserve", idx, le);
+			else if (r < 0)
+				snprintf(err, sizeof(err), "piece %u of extent %u could not move: no"
+					 " slot for it on the SSD tier: %s", idx, le, strerror(-r));
+			if (r < 0)
+				break;
+			targets += 2;
+		} else {
+			it->dev = extmap_get(&p->sp.map, le).dev;
+		}
+		job->started++;
+		n++;
+	}
+	if (n == 0) {
+		job_finish(job, r, r < 0 ? err : NULL);
+		return;
+	}
+	/* Out of room or budget after n: they move, and the next round ends the job saying why. */
+	job->nr_items = n;
+	r = migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job, &job->batch,
+				err, sizeof(err));
+	if (r < 0) {
+		job->nr_items = 0;
+		job_finish(job, r, err);
+		return;
+	}
+	job_notify(job);
+}
+
 static void job_next(struct pool_job *job)
 {
 	struct pool *p = job->p;
@@ -406,12 +551,12 @@ static void job_next(struct pool_job *job)
 		job_drop_next(job);
 		return;
 	}
-
 	if (job->limits.deadline && time(NULL) >= job->limits.deadline) {
 		job_finish(job, -ETIME, "the tiering window closed");
 		return;
 	}
-	if (!batch_pending(job->moves, job->nr, &job->first_waiting)) {
+	if (job->piece_job ? job->started >= job->nr :
+			     !batch_pending(job->moves, job->nr, &job->first_waiting)) {
 		job_finish(job, 0, NULL);
 		return;
 	}
@@ -421,6 +566,10 @@ static void job_next(struct pool_job *job)
 	if (max > JOB_BATCH)
 		max = JOB_BATCH;
 	job->waiting = "";
+	if (job->piece_job) {
+		job_pieces_next(job, max);
+		return;
+	}
 	job_reserves(job, reserve);
 	table = (struct batch_table){
 		.targets = pool_table_targets(p),
@@ -505,8 +654,8 @@ static int job_start(struct pool *p, struct ev_loop *loop, enum job_kind kind,
 
 	/*
 	 * A split extent moves only by its pieces: a whole move would copy its
-	 * home, whose pieces out are stale there. This tierd moves no piece, so
-	 * split extents stay where they are.
+	 * home, whose pieces out are stale there. Its pieces come home first
+	 * (job_move_pieces); until then it stays where it is.
 	 */
 	for (size_t i = 0; i < nr; i++) {
 		if (piecemap_extent(&p->sp.pieces, moves[i].le, NULL)) {
@@ -519,8 +668,9 @@ static int job_start(struct pool *p, struct ev_loop *loop, enum job_kind kind,
 	if (split != UINT32_MAX && !kept) {
 		free(moves);
 		return errbuf_fail(-EBUSY, err, err_len,
-				   "extent %u of pool %s is split into pieces, which this tierd"
-				   " does not move", split, p->sp.meta.name);
+				   "extent %u of pool %s is split into pieces: bring them home"
+				   " first ('tierctl extent move %s %u --pieces all --tier hdd')",
+				   split, p->sp.meta.name, p->sp.meta.name, split);
 	}
 	if (split != UINT32_MAX)
 		log_pool_warn(p->sp.meta.name, "%zu extents split into pieces stay where they are",
@@ -605,6 +755,103 @@ int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_
 		return r;
 	snprintf(job->what, sizeof(job->what), "moving extents %u-%u to the %s tier", first,
 		 first + count - 1, to_ssd ? "SSD" : "HDD");
+	return 0;
+}
+
+int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
+		    uint32_t piece_first, uint32_t piece_count, bool to_ssd,
+		    const struct job_limits *limits, job_progress_fn progress, job_done_fn done,
+		    void *ctx, char *err, size_t err_len)
+{
+	struct piecemap *pm = &p->sp.pieces;
+	uint64_t es = p->sp.meta.extent_size;
+	uint32_t ppe = pm->pieces_per_extent;
+	struct pool_job *job;
+	struct dmctl_info info;
+	char pieces_text[48];
+	int r;
+
+	r = pool_check_idle(p, false, err, err_len);
+	if (r < 0)
+		return r;
+	if (!p->active)
+		return errbuf_fail(-EBUSY, err, err_len, "pool %s is not active: pieces move only"
+				   " while its volume runs", p->sp.meta.name);
+	if (to_ssd && pool_ssd_dev(p) < 0)
+		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
+				   p->sp.meta.name);
+	if (count == 0 || first >= p->sp.map.nr_logical || count > p->sp.map.nr_logical - first)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s has extents 0 to %u",
+				   p->sp.meta.name, p->sp.map.nr_logical - 1);
+	if (!ppe) {
+		/* No piece was ever out: the pool takes the piece size now, with its first one. */
+		ppe = (uint32_t)(es / POOL_PIECE_BYTES);
+		if (!to_ssd || metadata_piece_size_valid(es, ppe) < 0)
+			ppe = 0;
+	}
+	if (!ppe && !to_ssd)
+		return errbuf_fail(-ENOENT, err, err_len, "pool %s has no pieces out: none to"
+				   " bring home", p->sp.meta.name);
+	if (!ppe)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s: extents of %llu bytes cannot"
+				   " be split into pieces of %u KiB", p->sp.meta.name,
+				   (unsigned long long)es, POOL_PIECE_BYTES / 1024);
+	if (piece_count == 0 && piece_first < ppe)
+		piece_count = ppe - piece_first;
+	if (piece_first >= ppe || piece_count > ppe - piece_first)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s has pieces 0 to %u of each"
+				   " extent", p->sp.meta.name, ppe - 1);
+	for (uint32_t le = first; to_ssd && le < first + count; le++) {
+		struct extmap_loc home = extmap_get(&p->sp.map, le);
+
+		if (home.dev >= p->sp.meta.nr_devs || p->sp.meta.devs[home.dev].tier ==
+							      METADATA_TIER_SSD)
+			return errbuf_fail(-EINVAL, err, err_len, "extent %u of pool %s is %s:"
+					   " only pieces of extents on the HDD tier go to the"
+					   " SSD", le, p->sp.meta.name,
+					   home.dev >= p->sp.meta.nr_devs ? "not mapped" :
+					   "on the SSD tier already");
+	}
+	if (!pm->pieces_per_extent) {
+		/* The count goes on: a writer that saved the pieces before must see a change. */
+		uint64_t changes = pm->changes;
+
+		r = piecemap_init(pm, ppe);
+		if (r < 0)
+			return errbuf_fail(r, err, err_len, "pool %s: cannot split its extents: %s",
+					   p->sp.meta.name, strerror(-r));
+		pm->changes = changes + 1;
+	}
+	job = job_new(p, loop, JOB_KIND_MOVE, progress, done, ctx);
+	if (!job)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	job->piece_job = true;
+	job->piece_to_ssd = to_ssd;
+	job->piece_le = first;
+	job->piece_first = piece_first;
+	job->piece_count = piece_count;
+	job->piece_bytes = es / ppe;
+	job->nr = (size_t)count * piece_count;
+	if (limits)
+		job->limits = *limits;
+	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
+		p->dm_major = info.major;
+		p->dm_minor = info.minor;
+	}
+	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
+	if (piece_count == 1)
+		snprintf(pieces_text, sizeof(pieces_text), "piece %u", piece_first);
+	else
+		snprintf(pieces_text, sizeof(pieces_text), "pieces %u-%u", piece_first,
+			 piece_first + piece_count - 1);
+	if (count == 1)
+		snprintf(job->what, sizeof(job->what), "moving %s of extent %u %s", pieces_text,
+			 first, to_ssd ? "to the SSD tier" : "home");
+	else
+		snprintf(job->what, sizeof(job->what), "moving %s of extents %u-%u %s", pieces_text,
+			 first, first + count - 1, to_ssd ? "to the SSD tier" : "home");
+	ev_timer_start(loop, &job->kick);
+	pool_set_job(p, job, job->what);
 	return 0;
 }
 
@@ -736,6 +983,8 @@ int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrin
 		if (r < 0)
 			return r;
 	}
+	/* Its commits record them gone; the SSD's extents are then all the map's. */
+	pool_drop_empty_containers(p);
 	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, 0, &moves, &nr);
 	if (r < 0)
 		return errbuf_fail(r, err, err_len, "out of memory");

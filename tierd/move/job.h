@@ -50,6 +50,19 @@ int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_
 		   job_done_fn done, void *ctx, char *err, size_t err_len);
 
 /*
+ * Move pieces [piece_first, piece_first + piece_count) of each extent of
+ * [first, first + count) (piece_count 0: to the extent's last piece), live: to slots of piece containers on the SSD
+ * tier (to_ssd; a container is made of a free SSD extent when none has a
+ * free slot, the tier's swap reserve left free) or back to their extent's
+ * home. Pieces already there stay. A pool that has no piece yet is split
+ * into pieces of POOL_PIECE_BYTES. Needs the volume (-EBUSY when inactive).
+ */
+int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
+		    uint32_t piece_first, uint32_t piece_count, bool to_ssd,
+		    const struct job_limits *limits, job_progress_fn progress, job_done_fn done,
+		    void *ctx, char *err, size_t err_len);
+
+/*
  * Move extents in the order given, in batches, within limits. A move whose
  * destination is full waits until a later batch frees room (a swap: the
  * demotion before it commits first). moved (may be NULL) counts what moved,
@@ -143,6 +156,7 @@ struct job_report_move {
 struct job_report {
 	enum job_kind kind;
 	const char *what;
+	bool pieces; /* the units below are pieces of extents (job_move_pieces), not extents */
 	/* Extents: done (moved, failed or already in place) of total. */
 	uint64_t done, total, moved, failed;
 	/* Bytes of the same, the batch in flight counted by how far its copy got. */

@@ -23,7 +23,6 @@
 #define POOL_SAMPLE_CHUNK 65536u
 #define POOL_NO_REGION UINT64_MAX
 /* The piece whose heat the piece-heat setting watches (docs/heat.md). */
-#define POOL_PIECE_BYTES 16384u
 /*
  * Areas of the heat region (extents, or zones) per area of the guard: an
  * idle volume's sample reads 1/64 of the areas it would, for 1/64 more
@@ -826,7 +825,7 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 			out->list[out->nr_list].e.flags = PLANNER_STARTS_RUN;
 		if (pin)
 			out->list[out->nr_list].e.pin = pin->ssd ? PLANNER_SSD : PLANNER_HDD;
-		/* A split extent moves only by its pieces, which this tierd does not move. */
+		/* A split extent moves whole only after its pieces came home: runs leave it. */
 		if (split)
 			out->list[out->nr_list].e.pin = out->list[out->nr_list].e.tier;
 		out->nr_list++;

@@ -385,12 +385,28 @@ int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size
 {
 	const struct piecemap *pm = &p->sp.pieces;
 
-	if (!pm->nr_containers)
+	if (!pm->nr_pieces)
 		return 0;
 	return errbuf_fail(-EBUSY, err, err_len,
-			   "pool %s has %u pieces of split extents in %u piece containers: this"
-			   " tierd cannot %s while pieces are out of their extents",
-			   p->sp.meta.name, pm->nr_pieces, pm->nr_containers, what);
+			   "pool %s has %u pieces out of their extents, in %u piece containers:"
+			   " to %s, bring them home first ('tierctl extent move %s 0 %u --pieces"
+			   " all --tier hdd')", p->sp.meta.name, pm->nr_pieces, pm->nr_containers,
+			   what, p->sp.meta.name, p->sp.map.nr_logical);
+}
+
+void pool_drop_empty_containers(struct pool *p)
+{
+	struct piecemap *pm = &p->sp.pieces;
+
+	for (uint32_t c = pm->nr_containers; c-- > 0;) {
+		const struct piecemap_container *ct = &pm->containers[c];
+		unsigned dev = ct->dev;
+		uint32_t pe = ct->pe;
+
+		if (ct->nr_used || piecemap_remove_container(pm, c) < 0)
+			continue;
+		extmap_release(&p->sp.map, dev, pe);
+	}
 }
 
 void pool_set_leftover(struct pool *p, void *leftover, void (*destroy)(void *leftover))

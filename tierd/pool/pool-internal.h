@@ -177,6 +177,11 @@ int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len);
  * containers and pieces name (a detach, a drop of a missing device).
  */
 int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len);
+/*
+ * Give the piece containers that hold no piece back to the extent map, as
+ * free extents: in memory, for the next commit to record.
+ */
+void pool_drop_empty_containers(struct pool *p);
 
 /* table.c */
 int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len);
@@ -201,6 +206,12 @@ struct pool_write_run {
 	unsigned dev;
 	size_t off, src, len;
 };
+/*
+ * A piece's size: the resolution of piece heat, and of the pieces a pool
+ * without any is split into first (a 4 MiB extent in 256).
+ */
+#define POOL_PIECE_BYTES 16384u
+
 /* The next generation's blocks, and what each device must be written (pool_commit_prepare). */
 struct pool_prepared {
 	void *buf;	   /* whole: the record; else the blocks of blocks[], in order */

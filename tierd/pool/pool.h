@@ -192,6 +192,13 @@ struct pool_place {
 };
 
 void pool_extent_place(const struct pool *p, uint32_t le, struct pool_place *out);
+/*
+ * Where piece idx of le lies (its slot, or its place at home), and the
+ * piece's bytes in *piece_bytes; 0 when le has no piece out, then out is
+ * untouched.
+ */
+int pool_piece_place(const struct pool *p, uint32_t le, uint32_t idx, struct pool_place *out,
+		     uint64_t *piece_bytes);
 
 /* ---- heat (docs/heat.md) ---- */
 struct heat_params;

@@ -172,6 +172,37 @@ size_t pool_lost_ranges(const struct pool *p, struct pool_range *out, size_t max
 	return n;
 }
 
+int pool_piece_place(const struct pool *p, uint32_t le, uint32_t idx, struct pool_place *out,
+		     uint64_t *piece_bytes)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint64_t bytes;
+	uint32_t c;
+	uint16_t slot;
+	unsigned dev;
+
+	if (!piecemap_extent(pm, le, NULL))
+		return 0;
+	bytes = p->sp.meta.extent_size / pm->pieces_per_extent;
+	*piece_bytes = bytes;
+	if (piecemap_find(pm, le, idx, &c, &slot) < 0) {
+		pool_extent_place(p, le, out);
+		if (out->tier >= 0)
+			out->device_offset += (uint64_t)idx * bytes;
+		return 1;
+	}
+	dev = pm->containers[c].dev;
+	*out = (struct pool_place){
+		.tier = (int)p->sp.meta.devs[dev].tier,
+		.device = p->sp.paths[dev],
+		.device_offset = p->sp.meta.devs[dev].data_start +
+				 (uint64_t)pm->containers[c].pe * p->sp.meta.extent_size +
+				 (uint64_t)slot * bytes,
+		.missing = p->degraded && p->fd[dev] < 0,
+	};
+	return 1;
+}
+
 void pool_extent_place(const struct pool *p, uint32_t le, struct pool_place *out)
 {
 	struct extmap_loc loc = le < p->sp.map.nr_logical ? extmap_get(&p->sp.map, le) :

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A pool whose newest metadata has pieces of split extents out (version 2
 # slots, as a commit of piece moves leaves them; written here by
-# tests/vm/slots.py, since this tierd moves no piece yet) is activated with
+# tests/vm/slots.py, with the homes overwritten, which no tierd command
+# does) is activated with
 # those pieces in its table: reads and writes of a piece go to its slot,
 # not to the stale home copy. The pieces survive a commit of whole extents,
 # a restart from the state and an import from the devices alone; a move of
@@ -66,8 +67,8 @@ vm_drop_caches
 assert_eq "the volume's data after the commit" "$want" "$(vm_sha256 $vol)"
 
 step "split extents do not move whole; the SSD does not detach"
-tierctl_fails 1 "extent 20 of pool tank is split into pieces" extent move tank 20 2 --tier ssd
-tierctl_fails 1 "5 pieces of split extents in 1 piece containers" tier detach tank --ssd "$ssd"
+tierctl_fails 1 "extent 20 of pool tank is split into pieces: bring them home first" extent move tank 20 2 --tier ssd
+tierctl_fails 1 "5 pieces out of their extents, in 1 piece containers" tier detach tank --ssd "$ssd"
 assert_eq "the volume's data after the refusals" "$want" "$(vm_sha256 $vol)"
 
 step "the planner leaves split extents where they are, pinned or not"
