@@ -173,6 +173,38 @@ static int all_zero(const unsigned char *buf)
 
 /* ---- write ----------------------------------------------------------------------- */
 
+/*
+ * How many crash points of each phase were judged, in the order the phases
+ * came: "writelog: judged by phase: attach 3, promote-1 4, ...", so that a
+ * run shows which steps of its scenario its sample reached.
+ */
+static void print_phases(const struct wlog_plan *plan, const unsigned char *use)
+{
+	const char *name[64];
+	size_t count[64], nr = 0;
+
+	for (size_t i = 0; i < plan->nr; i++) {
+		const char *phase = plan->cut[i].phase[0] ? plan->cut[i].phase : "none";
+		size_t k = 0;
+
+		if (!use[i])
+			continue;
+		while (k < nr && strcmp(name[k], phase))
+			k++;
+		if (k == nr) {
+			if (nr == sizeof(name) / sizeof(name[0]))
+				continue;
+			name[nr] = phase;
+			count[nr++] = 0;
+		}
+		count[k]++;
+	}
+	printf("writelog: judged by phase:");
+	for (size_t k = 0; k < nr; k++)
+		printf("%s %s %zu", k ? "," : "", name[k], count[k]);
+	printf("\n");
+}
+
 static void send_marks(char *names, const char *mark)
 {
 	char *save = NULL, *copy = strdup(names ? names : "");
@@ -595,6 +627,7 @@ static int cmd_replay(int argc, char **argv)
 	if (failed)
 		printf(", the first at %zu", first_failed);
 	printf("\n");
+	print_phases(&plan, use);
 	for (unsigned d = 0; d < nr_logs; d++) {
 		close(fds[d]);
 		wlog_destroy(&logs[d].log);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The write-log crash harness (docs/testing.md, "Write-log replay"). Each pool
 # device sits on dm-log-writes; a scenario runs (create, attach, moves both
-# ways, detach) under a writer of known data that flushes now and then. Then
+# ways, pieces out, between and home, detach) under a writer of known data that flushes now and then. Then
 # every crash point the logs allow is rebuilt, each device keeping what it had
 # flushed (and, right before a flush, part of what it had not), and judged by
 # tests/writelog/check-cut: the pool imports from the devices alone and no
@@ -84,6 +84,14 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	tierctl_ok extent move tank 16 12 --tier hdd
 	phase "promote-again-$round"
 	tierctl_ok extent move tank 120 20 --tier ssd
+	# Pieces of 16 KiB: the writer's blocks, 128 KiB apart, are pieces 0, 8, 16...
+	phase "pieces-out-$round"
+	tierctl_ok extent move tank 200 4 --tier ssd --pieces 0-15
+	phase "pieces-swap-$round"
+	tierctl_ok extent move tank 200 2 --tier hdd --pieces 0-7
+	tierctl_ok extent move tank 204 2 --tier ssd --pieces 0-31
+	phase "pieces-home-$round"
+	tierctl_ok extent move tank 200 8 --tier hdd --pieces all
 	if ((round < ROUNDS)); then
 		phase "demote-all-$round"
 		tierctl_ok extent move tank 16 24 --tier hdd
