@@ -832,10 +832,17 @@ static void batch_commit(struct migrate_batch *b)
 			batch_debug(b, "resumed on the mirrors (I/O held %.1f ms)",
 				    ms(swap_done(b)));
 		} else {
-			batch_debug(b, "committed %zu extents and %zu pieces to the devices and"
-				    " the state: %llu KiB written in %.1f ms", nr_changed, nr_pieces,
-				    (unsigned long long)b->timing.commit_bytes / 1024,
-				    ms(b->timing.commit_ns));
+			if (nr_pieces)
+				batch_debug(b, "committed %zu extents and %zu pieces to the devices"
+					    " and the state: %llu KiB written in %.1f ms", nr_changed,
+					    nr_pieces,
+					    (unsigned long long)b->timing.commit_bytes / 1024,
+					    ms(b->timing.commit_ns));
+			else
+				batch_debug(b, "committed %zu extents to the devices and the state:"
+					    " %llu KiB written in %.1f ms", nr_changed,
+					    (unsigned long long)b->timing.commit_bytes / 1024,
+					    ms(b->timing.commit_ns));
 			fault_point("move-after-commit");
 		}
 	} else if (r == 0) {
