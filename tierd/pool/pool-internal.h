@@ -172,9 +172,9 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
  */
 int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len);
 /*
- * -EBUSY, saying that this tierd cannot do what while the pool has piece
- * containers: what changes the device list or the map's size, which
- * containers and pieces name (a detach, a drop of a missing device).
+ * -EBUSY while pieces are out of their extents, saying that what (a
+ * detach, which changes the device list they name) needs them home first
+ * and how to bring them.
  */
 int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len);
 /*
