@@ -62,10 +62,19 @@ assert_eq "fine zones at most" $((fits < 32 ? fits : 32)) "$max_fine"
 # area per 64 zones) and one per fine zone, as pool show counts them, and
 # their areas' kernel memory within the budget.
 regions_match() {
-	local list fine kernel limit
-	list=$(dmsetup message tank 0 "@stats_list tierd")
-	fine=$(pool_field tank .heat.fine_zones)
-	kernel=$(pool_field tank .heat.kernel_bytes)
+	local list fine kernel limit before tries=0
+	# tierd may make a zone fine or coarse between two reads: the kernel's
+	# list is taken between two equal reports of tierd's, or again.
+	while :; do
+		before=$("$TIERCTL" pool show tank --json | jq -c '.pool.heat | [.fine_zones, .kernel_bytes]')
+		list=$(dmsetup message tank 0 "@stats_list tierd")
+		fine=$(pool_field tank .heat.fine_zones)
+		kernel=$(pool_field tank .heat.kernel_bytes)
+		[ "$before" = "[$fine,$kernel]" ] && break
+		tries=$((tries + 1))
+		[ $tries -lt 10 ] || fail "tierd's fine zones keep changing: $before, then [$fine,$kernel]"
+		sleep 1
+	done
 	limit=$(pool_field tank .heat.kernel_limit_bytes)
 	assert_eq "dm-stats regions" $((2 + fine)) "$(grep -c . <<<"$list")"
 	assert_eq "coarse region" 1 "$(grep -c ": 0+$((extents * E / 512)) $sectors_per_zone tierd" <<<"$list")"
