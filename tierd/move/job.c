@@ -452,10 +452,14 @@ static void job_pieces_next(struct pool_job *job, size_t max)
 {
 	struct pool *p = job->p;
 	struct piecemap *pm = &p->sp.pieces;
-	uint32_t targets = pool_table_targets(p), max_targets = pool_table_targets_max(p);
+	uint32_t max_targets = pool_table_targets_max(p), targets = 0;
 	char err[POOL_ERR_MAX];
 	size_t n = 0;
 	int r = 0;
+
+	/* A walk of the map's spans (milliseconds at 200 TiB): only where a limit is checked. */
+	if (job->piece_to_ssd && max_targets)
+		targets = pool_table_targets(p);
 
 	/*
 	 * The batch's commit cannot bring slots that lag up to date once the
