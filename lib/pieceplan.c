@@ -15,6 +15,7 @@
 /* One extent as the search sees it: its shares sorted, most first. */
 struct pp_ext {
 	double heat;
+	double whole_worth; /* its heat, with the hysteresis' bonus when whole on the SSD now */
 	double *prefix; /* [k]: the sum of the k largest shares; NULL: whole only */
 	uint16_t *idx;  /* [k]: the piece of the k-th largest share */
 	bool fixed;     /* a pin that fits: whole, outside the search */
@@ -68,7 +69,7 @@ static uint32_t pp_count_above(const struct pp_ext *e, uint32_t ppe, double thet
 static uint32_t pp_choose(const struct pp_ctx *c, const struct pp_ext *e, double lambda, double mu,
 			  bool *whole)
 {
-	double whole_v = e->heat - lambda * c->ppe, pieces_v = 0;
+	double whole_v = e->whole_worth - lambda * c->ppe, pieces_v = 0;
 	uint32_t k = 0;
 
 	*whole = false;
@@ -117,7 +118,7 @@ static struct pp_eval pp_evaluate(const struct pp_ctx *c, double lambda, double 
 		v.room += k;
 		if (whole) {
 			v.whole++;
-			v.heat += e->heat;
+			v.heat += e->whole_worth;
 		} else if (k) {
 			v.pieces += k;
 			v.heat += e->heat * e->prefix[k];
@@ -183,6 +184,9 @@ static int pp_load_shares(const struct pieceplan_input *in, uint32_t i, struct p
 		return 0;
 	for (uint32_t k = 0; k < ppe; k++)
 		sorted[k] = (struct pp_sort){ raw[k] / sum, (uint16_t)k };
+	/* A piece out stays unless another is worth more than its bonus. */
+	for (uint32_t j = 0; j < in->ext[i].nr_out; j++)
+		sorted[in->ext[i].out[j]].share *= 1 + in->hysteresis;
 	qsort(sorted, ppe, sizeof(*sorted), pp_by_share);
 	e->prefix = malloc((ppe + 1) * sizeof(*e->prefix));
 	e->idx = malloc(ppe * sizeof(*e->idx));
@@ -218,7 +222,7 @@ static int pp_index_whole(struct pp_ctx *c)
 		const struct pp_ext *e = &c->e[i];
 
 		if (!e->fixed && e->heat > 0 && (!e->prefix || !c->pieces_ok))
-			c->whole_heat[n++] = e->heat;
+			c->whole_heat[n++] = e->whole_worth;
 	}
 	qsort(c->whole_heat, n, sizeof(*c->whole_heat), pp_by_heat_desc);
 	c->whole_prefix[0] = 0;
@@ -237,11 +241,20 @@ static int pp_valid(const struct pieceplan_input *in)
 	ppe = in->pieces_per_extent;
 	if (ppe < 2 || ppe > PIECEMAP_MAX_PIECES_PER_EXTENT || (ppe & (ppe - 1)))
 		return 0;
+	if (!isfinite(in->hysteresis) || in->hysteresis < 0)
+		return 0;
 	for (uint32_t i = 0; i < in->nr; i++) {
-		if (!isfinite(in->ext[i].heat) || in->ext[i].heat < 0)
+		const struct pieceplan_extent *x = &in->ext[i];
+
+		if (!isfinite(x->heat) || x->heat < 0)
 			return 0;
-		if (i && in->ext[i].le <= in->ext[i - 1].le)
+		if (i && x->le <= in->ext[i - 1].le)
 			return 0;
+		if (x->nr_out && (x->whole_ssd || !x->out || x->nr_out > ppe))
+			return 0;
+		for (uint32_t j = 0; j < x->nr_out; j++)
+			if (x->out[j] >= ppe || (j && x->out[j] <= x->out[j - 1]))
+				return 0;
 	}
 	return 1;
 }
@@ -303,7 +316,7 @@ static int pp_fill(const struct pp_ctx *c, uint64_t max_pieces, uint32_t *k, boo
 		if (e->fixed || e->heat <= 0 || whole[i])
 			continue;
 		if (!k[i])
-			u[n++] = (struct pp_unit){ e->heat / c->ppe, i, UINT32_MAX };
+			u[n++] = (struct pp_unit){ e->whole_worth / c->ppe, i, UINT32_MAX };
 		for (uint32_t r = k[i]; c->pieces_ok && e->prefix && r < k[i] + pp_min(c->ppe - k[i], room);
 		     r++)
 			if (pp_share(e, r) > 0)
@@ -334,6 +347,26 @@ static int pp_fill(const struct pp_ctx *c, uint64_t max_pieces, uint32_t *k, boo
 	return 0;
 }
 
+/*
+ * The heat of extent i's pieces idx[0..k), without the bonus the pieces
+ * out had in the ranking (raw: room for a share per piece).
+ */
+static double pp_pieces_heat(const struct pieceplan_input *in, const struct pp_ext *e, uint32_t i,
+			     const uint16_t *idx, uint32_t k, double *raw)
+{
+	double sum = 0, chosen = 0;
+
+	if (!in->hysteresis || !in->ext[i].nr_out)
+		return e->heat * e->prefix[k];
+	if (in->shares(in->ctx, i, raw) != 1)
+		return 0;
+	for (uint32_t j = 0; j < in->pieces_per_extent; j++)
+		sum += raw[j];
+	for (uint32_t j = 0; j < k; j++)
+		chosen += raw[idx[j]];
+	return sum > 0 ? e->heat * chosen / sum : 0;
+}
+
 /* The choices at the prices found, and the fill, into out. */
 static int pp_materialize(const struct pieceplan_input *in, const struct pp_ctx *c,
 			  double lambda, double mu, struct pieceplan *out)
@@ -341,10 +374,11 @@ static int pp_materialize(const struct pieceplan_input *in, const struct pp_ctx 
 	size_t cap_pieces = 0;
 	uint32_t *k = calloc(c->nr ? c->nr : 1, sizeof(*k));
 	bool *whole = calloc(c->nr ? c->nr : 1, sizeof(*whole));
+	double *raw = malloc(c->ppe * sizeof(*raw));
 	int r = -ENOMEM;
 
 	out->choices = calloc(in->nr ? in->nr : 1, sizeof(*out->choices));
-	if (!out->choices || !k || !whole)
+	if (!out->choices || !k || !whole || !raw)
 		goto out;
 	for (uint32_t i = 0; i < c->nr; i++) {
 		const struct pp_ext *e = &c->e[i];
@@ -392,11 +426,12 @@ static int pp_materialize(const struct pieceplan_input *in, const struct pp_ctx 
 		qsort(out->pieces + out->nr_pieces, k[i], sizeof(*out->pieces), pp_by_index);
 		out->nr_pieces += k[i];
 		out->room_used += k[i];
-		out->heat_placed += e->heat * e->prefix[k[i]];
+		out->heat_placed += pp_pieces_heat(in, e, i, e->idx, k[i], raw);
 	}
 out:
 	free(k);
 	free(whole);
+	free(raw);
 	return r;
 }
 
@@ -426,7 +461,8 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 		struct pp_ext *e = &c.e[i];
 
 		e->heat = in->ext[i].heat;
-		e->top = e->heat;
+		e->whole_worth = e->heat * (in->ext[i].whole_ssd ? 1 + in->hysteresis : 1);
+		e->top = e->whole_worth;
 		out->heat_total += e->heat;
 		if (in->ext[i].pin_ssd) {
 			/* Pins first, lowest le first, while they fit. */
@@ -446,7 +482,7 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 	for (uint32_t i = 0; i < in->nr; i++)
 		if (c.e[i].heat > hi)
 			hi = c.e[i].heat;
-	hi = hi * 2 + 1;
+	hi = hi * (1 + in->hysteresis) * 2 + 1;
 	c.pieces_ok = any_shares && in->max_pieces;
 	r = pp_index_whole(&c);
 	if (r < 0)
@@ -492,4 +528,138 @@ void pieceplan_destroy(struct pieceplan *pp)
 	free(pp->choices);
 	free(pp->pieces);
 	memset(pp, 0, sizeof(*pp));
+}
+
+static int pp_moves_add(struct pieceplan_moves *m, size_t *cap, struct pieceplan_move mv)
+{
+	if (m->nr == *cap) {
+		size_t n = *cap ? 2 * *cap : 64;
+		struct pieceplan_move *v = reallocarray(m->v, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		*cap = n;
+	}
+	m->v[m->nr++] = mv;
+	return 0;
+}
+
+/* Whether sorted v[0..n) holds x. */
+static bool pp_holds(const uint16_t *v, uint32_t n, uint16_t x)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] == x)
+			return true;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+enum pp_phase { PP_PIECES_HOME, PP_WHOLE_HOME, PP_WHOLE_IN, PP_PIECES_OUT, PP_PHASES };
+
+/* Extent i's moves of one phase; ch: its choice in the plan, or NULL. */
+static int pp_moves_of(const struct pieceplan_input *in, const struct pieceplan *pp, uint32_t i,
+		       const struct pieceplan_choice *ch, enum pp_phase phase,
+		       struct pieceplan_moves *m, size_t *cap)
+{
+	const struct pieceplan_extent *x = &in->ext[i];
+	bool want_whole = ch && !ch->nr_pieces;
+	const uint16_t *want = ch ? pp->pieces + ch->first : NULL;
+	uint32_t nr_want = ch ? ch->nr_pieces : 0;
+	int r = 0;
+
+	switch (phase) {
+	case PP_PIECES_HOME:
+		for (uint32_t j = 0; r == 0 && j < x->nr_out; j++)
+			if (!pp_holds(want, nr_want, x->out[j])) {
+				r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, x->out[j], 0, 0 });
+				m->pieces_home++;
+			}
+		break;
+	case PP_WHOLE_HOME:
+		if (x->whole_ssd && !want_whole && !x->pin_ssd) {
+			r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, 0, 1, 0 });
+			m->whole_out++;
+		}
+		break;
+	case PP_WHOLE_IN:
+		if (want_whole && !x->whole_ssd) {
+			r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, 0, 1, 1 });
+			m->whole_in++;
+		}
+		break;
+	default:
+		/* Pieces the extent has out stay; it has none while whole on the SSD. */
+		for (uint32_t j = 0; r == 0 && j < nr_want; j++)
+			if (!pp_holds(x->out, x->nr_out, want[j])) {
+				r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, want[j], 0, 1 });
+				m->pieces_out++;
+			}
+		break;
+	}
+	return r;
+}
+
+int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp,
+		    struct pieceplan_moves *out)
+{
+	const struct pieceplan_choice **of = NULL;
+	size_t cap = 0, c = 0;
+	int r = -EINVAL;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!pp || !pp_valid(in) || (pp->nr_choices && !pp->choices))
+		return -EINVAL;
+	of = calloc(in->nr ? in->nr : 1, sizeof(*of));
+	if (!of)
+		return -ENOMEM;
+	/* Both by le: each choice to its extent. */
+	for (uint32_t i = 0; i < in->nr && c < pp->nr_choices; i++) {
+		const struct pieceplan_choice *ch = &pp->choices[c];
+
+		if (ch->le < in->ext[i].le)
+			goto out;
+		if (ch->le > in->ext[i].le)
+			continue;
+		if (ch->nr_pieces > in->pieces_per_extent ||
+		    ch->first + (uint64_t)ch->nr_pieces > pp->nr_pieces)
+			goto out;
+		for (uint32_t j = 0; j < ch->nr_pieces; j++) {
+			uint16_t k = pp->pieces[ch->first + j];
+
+			if (k >= in->pieces_per_extent || (j && k <= pp->pieces[ch->first + j - 1]))
+				goto out;
+		}
+		of[i] = ch;
+		c++;
+	}
+	if (c < pp->nr_choices)
+		goto out;
+	r = 0;
+	for (int phase = 0; r == 0 && phase < PP_PHASES; phase++)
+		for (uint32_t i = 0; r == 0 && i < in->nr; i++)
+			r = pp_moves_of(in, pp, i, of[i], (enum pp_phase)phase, out, &cap);
+out:
+	free(of);
+	if (r < 0)
+		pieceplan_moves_destroy(out);
+	return r;
+}
+
+void pieceplan_moves_destroy(struct pieceplan_moves *m)
+{
+	if (!m)
+		return;
+	free(m->v);
+	memset(m, 0, sizeof(*m));
 }

@@ -39,6 +39,15 @@ struct pieceplan_extent {
 	uint32_t le;
 	double heat;     /* finite, >= 0 */
 	bool pin_ssd;    /* must be on the SSD whole: placed first, whatever its heat */
+	/*
+	 * Where it is now, for the hysteresis and for pieceplan_moves(): whole
+	 * on the SSD, or at home on the HDD with out[0..nr_out) of its pieces
+	 * on the SSD (by increasing index).  Extents the plan is not given
+	 * stay as they are.
+	 */
+	bool whole_ssd;
+	uint32_t nr_out;
+	const uint16_t *out;
 };
 
 /*
@@ -56,6 +65,14 @@ struct pieceplan_input {
 	uint64_t max_pieces;                /* pieces out the table can afford */
 	pieceplan_shares_fn *shares;        /* may be NULL: whole extents only */
 	void *ctx;
+	/*
+	 * What staying where it is is worth, as a share of a unit's heat
+	 * (the policy's hysteresis): a whole extent on the SSD ranks at
+	 * heat * (1 + hysteresis), a piece out at its heat times as much, so
+	 * that two units of about the same heat do not trade places every run.
+	 * heat_placed counts heat without it.  0: none.
+	 */
+	double hysteresis;
 };
 
 struct pieceplan_choice {
@@ -86,5 +103,40 @@ struct pieceplan {
 int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out);
 /* Accepts NULL and a zeroed or already destroyed plan. */
 void pieceplan_destroy(struct pieceplan *pp);
+
+/* One move from where the input's extents are to the plan. */
+struct pieceplan_move {
+	uint32_t le;
+	uint16_t piece;  /* with whole 0 */
+	uint8_t whole;   /* 1: the whole extent */
+	uint8_t to_ssd;  /* 1: to the SSD tier; 0: to the HDD (a piece: home) */
+};
+
+struct pieceplan_moves {
+	struct pieceplan_move *v;
+	size_t nr;
+	uint64_t pieces_out, pieces_home, whole_in, whole_out;
+};
+
+/*
+ * The moves that take the extents of in (as they are now) to pp, chosen
+ * from in by pieceplan_select(), in the order they can run: pieces home
+ * first (those the plan drops, and all of an extent that is to go whole:
+ * a split extent moves whole only when none of its pieces is out), whole
+ * extents to the HDD, whole extents to the SSD, pieces out.  Each step
+ * uses only room an earlier one freed or the plan left, and an extent
+ * whole on the SSD that the plan wants by pieces goes home before its
+ * pieces go out.  A pinned extent never leaves the SSD.
+ *
+ * -EINVAL for NULL pointers, an input that pieceplan_select() refuses, an
+ * extent both whole on the SSD and with pieces out, pieces out not by
+ * increasing index or past the extent's, a plan naming an extent the input
+ * does not have, or a choice's pieces not by increasing index; -ENOMEM.
+ * On error *out is empty.
+ */
+int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp,
+		    struct pieceplan_moves *out);
+/* Accepts NULL and zeroed or already destroyed moves. */
+void pieceplan_moves_destroy(struct pieceplan_moves *m);
 
 #endif

@@ -301,6 +301,189 @@ static void test_random(void)
 	}
 }
 
+/* A plan and its moves from where ext is now. */
+static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
+{
+	CHECK_OK(pieceplan_select(in, pp));
+	CHECK_OK(pieceplan_moves(in, pp, m));
+}
+
+#define CHECK_MOVE(m, i, le_, piece_, whole_, to_ssd_)     \
+	do {                                               \
+		CHECK((i) < (m).nr);                       \
+		CHECK_UINT((m).v[i].le, le_);              \
+		CHECK_UINT((m).v[i].piece, piece_);        \
+		CHECK_UINT((m).v[i].whole, whole_);        \
+		CHECK_UINT((m).v[i].to_ssd, to_ssd_);      \
+	} while (0)
+
+/* Two extents of about the same heat and room for one: the one there stays. */
+static void test_hysteresis_whole(void)
+{
+	struct pieceplan_extent ext[2];
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	extents(ext, 2, 1);
+	ext[0].whole_ssd = true;
+	ext[1].heat = 1.05;
+	in = input(ext, 2, NULL, PPE, 0);
+	in.hysteresis = 0.1;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.nr, 0);
+	CHECK_NEAR(pp.heat_placed, 1, 1e-9); /* without the bonus */
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+
+	/* Worth more than the bonus, or no bonus: they trade, the room freed first. */
+	for (int i = 0; i < 2; i++) {
+		in.hysteresis = i ? 0 : 0.1;
+		ext[1].heat = i ? 1.05 : 1.2;
+		plan_moves(&in, &pp, &m);
+		CHECK_UINT(m.nr, 2);
+		CHECK_MOVE(m, 0, 0, 0, 1, 0);
+		CHECK_MOVE(m, 1, 10, 0, 1, 1);
+		CHECK_UINT(m.whole_out, 1);
+		CHECK_UINT(m.whole_in, 1);
+		pieceplan_moves_destroy(&m);
+		pieceplan_destroy(&pp);
+	}
+}
+
+/* Room for one piece; piece 3 is out, piece 5 a little hotter: 3 stays. */
+static void test_hysteresis_pieces(void)
+{
+	static const uint16_t out[] = { 3 };
+	struct pieceplan_extent ext[1];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	extents(ext, 1, 1);
+	ext[0].nr_out = 1;
+	ext[0].out = out;
+	for (int k = 0; k < PPE; k++)
+		t.v[0][k] = 0.18 / (PPE - 2);
+	t.v[0][3] = 0.40;
+	t.v[0][5] = 0.42;
+	in = input(ext, 1, &t, 1, 1);
+	in.hysteresis = 0.1;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(pp.nr_pieces, 1);
+	CHECK_UINT(pp.pieces[0], 3);
+	CHECK_UINT(m.nr, 0);
+	CHECK_NEAR(pp.heat_placed, 0.40, 1e-9);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+
+	in.hysteresis = 0;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.nr, 2);
+	CHECK_MOVE(m, 0, 0, 3, 0, 0);
+	CHECK_MOVE(m, 1, 0, 5, 0, 1);
+	CHECK_UINT(m.pieces_home, 1);
+	CHECK_UINT(m.pieces_out, 1);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+}
+
+/*
+ * The order the moves can run in: pieces home (a split extent that is to
+ * go whole brings all of its pieces home), whole extents home, whole in,
+ * pieces out; a pin that lost its room stays.
+ */
+static void test_moves_order(void)
+{
+	static const uint16_t out0[] = { 1, 2 }, out1[] = { 0, 6 };
+	struct pieceplan_extent ext[4];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	extents(ext, 4, 0);
+	/* Extent 0 (le 0): split, now hot all over: whole. */
+	ext[0] = (struct pieceplan_extent){ .le = 0, .heat = 8, .nr_out = 2, .out = out0 };
+	even(&t, 0);
+	/* Extent 1 (le 10): split, piece 6 still hot, piece 0 cold now. */
+	ext[1] = (struct pieceplan_extent){ .le = 10, .heat = 2, .nr_out = 2, .out = out1 };
+	one_hot_piece(&t, 1, 0.9);
+	t.v[1][1] = 0; /* the hot piece is 1 % PPE = 1: make it 6 */
+	t.v[1][6] = 0.9;
+	t.v[1][0] = 0;
+	for (int k = 0; k < PPE; k++)
+		if (k != 6)
+			t.v[1][k] = 0.1 / (PPE - 1);
+	/* Extent 2 (le 20): whole on the SSD, one hot piece now. */
+	ext[2] = (struct pieceplan_extent){ .le = 20, .heat = 1, .whole_ssd = true };
+	one_hot_piece(&t, 2, 0.95);
+	in = input(ext, 3, &t, PPE + 2, 8);
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(pp.whole, 1);
+	CHECK_UINT(pp.nr_pieces, 2);
+	CHECK_UINT(m.nr, 6);
+	CHECK_MOVE(m, 0, 0, 1, 0, 0);
+	CHECK_MOVE(m, 1, 0, 2, 0, 0);
+	CHECK_MOVE(m, 2, 10, 0, 0, 0);
+	CHECK_MOVE(m, 3, 20, 0, 1, 0);
+	CHECK_MOVE(m, 4, 0, 0, 1, 1);
+	CHECK_MOVE(m, 5, 20, 2, 0, 1);
+	CHECK_UINT(m.pieces_home, 3);
+	CHECK_UINT(m.whole_out, 1);
+	CHECK_UINT(m.whole_in, 1);
+	CHECK_UINT(m.pieces_out, 1);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+
+	/* Extent 3 (le 30): pinned to the SSD, whole there, and no room for it now. */
+	ext[3] = (struct pieceplan_extent){ .le = 30, .heat = 0, .whole_ssd = true, .pin_ssd = true };
+	in = input(ext + 3, 1, &t, PPE - 1, 8);
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(pp.nr_choices, 0);
+	CHECK_UINT(m.nr, 0);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+}
+
+static void test_moves_invalid(void)
+{
+	static const uint16_t unsorted[] = { 2, 1 }, past[] = { PPE };
+	struct pieceplan_extent ext[2];
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	extents(ext, 2, 1);
+	in = input(ext, 2, NULL, PPE, 0);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	ext[0].whole_ssd = true;
+	ext[0].nr_out = 2;
+	ext[0].out = (const uint16_t[]){ 1, 2 };
+	CHECK_INT(pieceplan_moves(&in, &pp, &m), -EINVAL);
+	CHECK_UINT(m.nr, 0);
+	ext[0].whole_ssd = false;
+	ext[0].out = unsorted;
+	CHECK_INT(pieceplan_moves(&in, &pp, &m), -EINVAL);
+	ext[0].nr_out = 1;
+	ext[0].out = past;
+	CHECK_INT(pieceplan_moves(&in, &pp, &m), -EINVAL);
+	ext[0].nr_out = 0;
+	pieceplan_destroy(&pp);
+	in.hysteresis = -1;
+	CHECK_INT(pieceplan_select(&in, &pp), -EINVAL);
+	in.hysteresis = 0;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	/* A plan of other extents than the input's. */
+	in.nr = 1;
+	pp.choices[0].le = 10;
+	CHECK_INT(pieceplan_moves(&in, &pp, &m), -EINVAL);
+	pieceplan_destroy(&pp);
+	CHECK_INT(pieceplan_moves(&in, NULL, &m), -EINVAL);
+	pieceplan_moves_destroy(NULL);
+}
+
 int main(void)
 {
 	test_invalid();
@@ -309,5 +492,9 @@ int main(void)
 	test_even_goes_whole();
 	test_pins();
 	test_random();
+	test_hysteresis_whole();
+	test_hysteresis_pieces();
+	test_moves_order();
+	test_moves_invalid();
 	return 0;
 }
