@@ -17,7 +17,7 @@ tierd_start
 tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
 vm_random_file /tmp/data $((64 << 20))
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+want=$(vm_digest /tmp/data)
 
 step "where a fresh SSD of this size gets its slots"
 tierctl_ok tier attach tank --ssd "$probe" --no-grow
@@ -41,7 +41,7 @@ losetup -d "$raw"
 tierd_start
 assert_eq "pool state" active "$(pool_field tank .state)"
 vm_drop_caches
-assert_eq "volume contents" "$want" "$(vm_sha256 $vol $((64 << 20)))"
+assert_eq "volume contents" "$want" "$(vm_digest $vol $((64 << 20)))"
 
 step "imported from the HDD alone"
 tierd_stop
@@ -50,5 +50,5 @@ rm -rf "$TIERD_STATE"
 tierd_start
 tierctl_ok pool import "$hdd"
 vm_drop_caches
-assert_eq "volume contents after the import" "$want" "$(vm_sha256 $vol $((64 << 20)))"
+assert_eq "volume contents after the import" "$want" "$(vm_digest $vol $((64 << 20)))"
 tierd_stop

@@ -69,6 +69,6 @@ tierctl_ok schedule set tank manual
 
 step "the data reads back"
 vm_drop_caches
-assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents" "$want" "$(vm_digest $vol "$size")"
 tierd_stop TERM
 echo "auto-runs: ok"

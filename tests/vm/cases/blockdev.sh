@@ -68,7 +68,7 @@ check_io() {
 	"$T" io "$1" /tmp/io "$2" $(($2 + 65536)) 131072
 	cp /tmp/io /tmp/io.want
 	dd if=/dev/zero of=/tmp/io.want bs=64K seek=1 count=2 conv=notrunc status=none
-	assert_eq "data on $1 at $2" "$(vm_sha256 /tmp/io.want)" "$(vm_sha256 "$1" $((1 << 20)) "$2")"
+	assert_eq "data on $1 at $2" "$(vm_digest /tmp/io.want)" "$(vm_digest "$1" $((1 << 20)) "$2")"
 }
 
 step "a fresh 512-byte-sector loop device"

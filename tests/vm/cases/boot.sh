@@ -92,7 +92,7 @@ check_tierd() {
 # check_data WHAT: the file on the mounted volume, read from the devices.
 check_data() {
 	vm_drop_caches
-	assert_eq "$1" "$(cat "$VM_SHARE/want")" "$(vm_sha256 "$mnt/data")"
+	assert_eq "$1" "$(cat "$VM_SHARE/want")" "$(vm_digest "$mnt/data")"
 }
 
 # move_some FIRST COUNT TIER: a live move, then the table checks.
@@ -151,7 +151,7 @@ case "$TIERD_VM_BOOT" in
 	systemctl daemon-reload
 	mount $mnt
 	vm_random_file $mnt/data $((24 << 20))
-	vm_sha256 $mnt/data >"$VM_SHARE/want"
+	vm_digest $mnt/data >"$VM_SHARE/want"
 	check_data "data written"
 
 	step "moves of the file's first 16 MiB under the unit's hardening"

@@ -19,7 +19,7 @@ dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 # The fault point killed tierd: wait for it, but not forever.
 check() {
 	vm_drop_caches
-	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol $((29 * E)))"
+	assert_eq "volume contents $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol $((29 * E)))"
 }
 tierd_stop TERM
 

@@ -24,10 +24,10 @@ step "write 48 MiB of random data"
 vm_random_file /tmp/data $((48 << 20))
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 vm_drop_caches
-assert_eq "volume contents" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
-assert_eq "first segment on $a" "$(vm_sha256 /tmp/data $((16 << 20)))" "$(vm_sha256 "$a" $((16 << 20)) $((8 << 20)))"
+assert_eq "volume contents" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
+assert_eq "first segment on $a" "$(vm_digest /tmp/data $((16 << 20)))" "$(vm_digest "$a" $((16 << 20)) $((8 << 20)))"
 dd if=/tmp/data of=/tmp/tail bs=1M skip=16 status=none
-assert_eq "second segment on $b" "$(vm_sha256 /tmp/tail)" "$(vm_sha256 "$b" $((32 << 20)) $((4 << 20)))"
+assert_eq "second segment on $b" "$(vm_digest /tmp/tail)" "$(vm_digest "$b" $((32 << 20)) $((4 << 20)))"
 
 step "swap the segments' order with a live table reload"
 dmsetup reload tierd-lin <<TABLE
@@ -37,7 +37,7 @@ TABLE
 dmsetup suspend tierd-lin
 dmsetup resume tierd-lin
 ( cat /tmp/tail; head -c $((16 << 20)) /tmp/data ) >/tmp/swapped
-assert_eq "contents after reload" "$(vm_sha256 /tmp/swapped)" "$(vm_sha256 $vol)"
+assert_eq "contents after reload" "$(vm_digest /tmp/swapped)" "$(vm_digest $vol)"
 dmsetup table tierd-lin
 
 dmsetup remove tierd-lin

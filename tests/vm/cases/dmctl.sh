@@ -17,11 +17,11 @@ b=$(vm_loop_create 12M)
 check_layout() {
 	local first=$(($3 << 20)) rest=$(((12 - $3) << 20))
 	vm_drop_caches
-	assert_eq "volume contents" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
-	assert_eq "first segment, on $1" "$(vm_sha256 /tmp/data $first)" \
-		"$(vm_sha256 "$1" $first $(($2 << 20)))"
-	assert_eq "second segment, on $4" "$(vm_sha256 /tmp/data $rest $first)" \
-		"$(vm_sha256 "$4" $rest $(($5 << 20)))"
+	assert_eq "volume contents" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
+	assert_eq "first segment, on $1" "$(vm_digest /tmp/data $first)" \
+		"$(vm_digest "$1" $first $(($2 << 20)))"
+	assert_eq "second segment, on $4" "$(vm_digest /tmp/data $rest $first)" \
+		"$(vm_digest "$4" $rest $(($5 << 20)))"
 }
 
 step "create $name over $a and $b"

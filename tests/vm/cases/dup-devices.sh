@@ -17,7 +17,7 @@ tierctl_ok pool create tank --hdd /dev/mapper/wl-hdd --ssd /dev/mapper/wl-ssd --
 size=$(blockdev --getsize64 $vol)
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+want=$(vm_digest /tmp/data)
 
 step "both devices come back under other names, over their disks"
 tierd_stop
@@ -31,7 +31,7 @@ assert_eq "the volume maps the devices on top" \
 	"$(majmin /dev/mapper/wl-hdd2) $(majmin /dev/mapper/wl-ssd2)" \
 	"$(dmsetup deps -o devno tank | grep -o '[0-9]*, [0-9]*' | tr -d ' ' | tr , : | sort -t: -k2 -n | xargs)"
 vm_drop_caches
-assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents" "$want" "$(vm_digest $vol "$size")"
 
 step "a clone of the HDD appears while its name changes again"
 tierd_stop
@@ -47,5 +47,5 @@ tierctl_fails 1 "is on both" pool activate tank
 losetup -d "$clone"
 tierctl_ok pool activate tank
 vm_drop_caches
-assert_eq "volume contents, the clone gone" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents, the clone gone" "$want" "$(vm_digest $vol "$size")"
 tierd_stop

@@ -137,7 +137,7 @@ tierctl_ok tier now tank --wait
 for le in $hot; do
 	assert_eq "extent $le's tier" ssd \
 		"$("$TIERCTL" heat tank --top 6 --json | jq -r ".heat.extents[] | select(.extent == $le) | .tier")"
-	assert_eq "extent $le's data" "$(vm_sha256 /tmp/data.$le)" "$(vm_sha256 $vol $E $((le * E)))"
+	assert_eq "extent $le's data" "$(vm_digest /tmp/data.$le)" "$(vm_digest $vol $E $((le * E)))"
 done
 
 step "after a restart the hot zones are fine at once"
@@ -167,8 +167,8 @@ on_ssd() {
 }
 for le in $hot; do
 	on_ssd "$le" || fail "extent $le is not on the SSD after the import: $(dmsetup table tank)"
-	assert_eq "extent $le's data after the import" "$(vm_sha256 /tmp/data.$le)" \
-		"$(vm_sha256 $vol $E $((le * E)))"
+	assert_eq "extent $le's data after the import" "$(vm_digest /tmp/data.$le)" \
+		"$(vm_digest $vol $E $((le * E)))"
 done
 json_check
 tierctl_ok pool destroy tank --yes

@@ -25,7 +25,7 @@ vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 check() {
 	vm_drop_caches
-	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol "$size")"
+	assert_eq "volume contents $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol "$size")"
 	pool_check_table "$1" tank "$hdd" "$ssd"
 }
 # on_ssd FIRST COUNT: how many of those extents the table maps on the SSD.

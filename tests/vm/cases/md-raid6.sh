@@ -25,20 +25,20 @@ step "write $((size >> 20)) MiB of random data"
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=/dev/md0 bs=1M oflag=direct status=none
 vm_drop_caches
-want=$(vm_sha256 /tmp/data)
-assert_eq "array contents" "$want" "$(vm_sha256 /dev/md0)"
+want=$(vm_digest /tmp/data)
+assert_eq "array contents" "$want" "$(vm_digest /dev/md0)"
 
 step "fail ${members[2]}"
 mdadm /dev/md0 --fail "${members[2]}"
 grep -q '\[6/5\]' /proc/mdstat || fail "array not degraded: $(cat /proc/mdstat)"
 vm_drop_caches
-assert_eq "contents with one member failed" "$want" "$(vm_sha256 /dev/md0)"
+assert_eq "contents with one member failed" "$want" "$(vm_digest /dev/md0)"
 
 step "fail ${members[4]} too"
 mdadm /dev/md0 --fail "${members[4]}"
 grep -q '\[6/4\]' /proc/mdstat || fail "array not doubly degraded: $(cat /proc/mdstat)"
 vm_drop_caches
-assert_eq "contents with two members failed" "$want" "$(vm_sha256 /dev/md0)"
+assert_eq "contents with two members failed" "$want" "$(vm_digest /dev/md0)"
 cat /proc/mdstat
 mdadm --stop /dev/md0
 
@@ -66,7 +66,7 @@ tierd_stop TERM
 tierd_start
 assert_eq "pool state after a restart" active "$(pool_field tank .state)"
 vm_drop_caches
-assert_eq "volume contents" "$(vm_sha256 /tmp/vol)" "$(vm_sha256 $vol)"
+assert_eq "volume contents" "$(vm_digest /tmp/vol)" "$(vm_digest $vol)"
 tierd_stop TERM
 dmsetup remove tank
 mdadm --stop /dev/md0

@@ -36,8 +36,8 @@ check_data() {
 	vm_drop_caches
 	for r in "${regions[@]}"; do
 		set -- $r
-		assert_eq "extents $1-$(($1 + $2 - 1)) $when" "$(vm_sha256 /tmp/region-$1)" \
-			"$(dd if=$vol bs=1M skip=$1 count=$2 iflag=direct status=none | sha256sum | cut -d' ' -f1)"
+		assert_eq "extents $1-$(($1 + $2 - 1)) $when" "$(vm_digest /tmp/region-$1)" \
+			"$(dd if=$vol bs=1M skip=$1 count=$2 iflag=direct status=none | md5sum | cut -d' ' -f1)"
 	done
 }
 

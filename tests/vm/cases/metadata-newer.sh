@@ -91,7 +91,7 @@ done
 tierd_start
 tierctl_ok pool import "$hdd" "$ssd" >/dev/null
 vm_drop_caches
-assert_eq "the volume's data after import" "$want" "$(vm_sha256 $vol)"
+assert_eq "the volume's data after import" "$want" "$(vm_digest $vol)"
 assert_eq "extents on the SSD after import" 4 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 tierd_stop TERM
 echo "metadata-newer: ok"

@@ -35,7 +35,7 @@ assert_eq "table after the failed move" "$table_before" "$(dmsetup table tank)"
 assert_eq "SSD extents used" 0 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 grep -q "could not move to" /tmp/tierd.log || fail "the failure is not in tierd's log"
 vm_drop_caches
-assert_eq "volume contents after the failed move" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+assert_eq "volume contents after the failed move" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 
 step "the SSD works again: the same move succeeds"
 echo "0 $sectors linear $mm 0" | dmsetup reload ssdwrap
@@ -44,8 +44,8 @@ dmsetup resume ssdwrap
 tierctl_ok extent move tank 10 2 --tier ssd
 assert_eq "SSD extents used" 2 "$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 vm_drop_caches
-assert_eq "volume contents after the move" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
-assert_eq "extent 10 on the SSD" "$(vm_sha256 /tmp/data $E $((10 * E)))" \
-	"$(vm_sha256 "$ssd" $E $((2 << 20)))"
+assert_eq "volume contents after the move" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
+assert_eq "extent 10 on the SSD" "$(vm_digest /tmp/data $E $((10 * E)))" \
+	"$(vm_digest "$ssd" $E $((2 << 20)))"
 tierd_stop TERM
 echo "migrate-errors: ok"

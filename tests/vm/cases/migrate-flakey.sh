@@ -51,7 +51,7 @@ ssd_used() {
 }
 check() {
 	vm_drop_caches
-	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+	assert_eq "volume contents $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 }
 # The volume takes writes and gives them back, whatever the SSD does.
 rewrite() {

@@ -43,7 +43,7 @@ check_after_boot() {
 		"$(dmsetup table tank | awk -v d="$ssd_mm" -v e=$((E / 512)) '$4 == d { n += $2 } END { print n / e }')"
 	vm_drop_caches
 	assert_eq "volume contents after the power cut" "$(cat "$VM_SHARE/want")" \
-		"$(vm_sha256 $vol "$(cat "$VM_SHARE/size")")"
+		"$(vm_digest $vol "$(cat "$VM_SHARE/size")")"
 	LAST_ON_SSD=$on_ssd
 }
 # cut_at_fault STEP: a one-batch move that kills tierd at STEP, then the power.
@@ -77,7 +77,7 @@ case "$TIERD_VM_BOOT" in
 	size=$(blockdev --getsize64 $vol)
 	vm_random_file /tmp/data "$size"
 	dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-	vm_sha256 /tmp/data >"$VM_SHARE/want"
+	vm_digest /tmp/data >"$VM_SHARE/want"
 	echo "$size" >"$VM_SHARE/size"
 	step "power cut in the middle of a batch, with writes through the mirrors"
 	# The writer rewrites what is there already: whichever of its writes

@@ -26,9 +26,9 @@ size=$(blockdev --getsize64 $vol)
 [ $((size / E)) -ge $((FIRST + COUNT + 16)) ] || fail "volume too small: $size bytes"
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-head_sum=$(vm_sha256 /tmp/data $((FIRST * E)))
+head_sum=$(vm_digest /tmp/data $((FIRST * E)))
 tail_bytes=$((size - (FIRST + COUNT) * E))
-tail_sum=$(vm_sha256 /tmp/data $tail_bytes $(((FIRST + COUNT) * E)))
+tail_sum=$(vm_digest /tmp/data $tail_bytes $(((FIRST + COUNT) * E)))
 
 # on_tier MAJ:MIN: every moving extent sits on that device in the live table.
 on_tier() {
@@ -36,9 +36,9 @@ on_tier() {
 }
 rest_intact() {
 	vm_drop_caches
-	assert_eq "volume before fio's range $1" "$head_sum" "$(vm_sha256 $vol $((FIRST * E)))"
+	assert_eq "volume before fio's range $1" "$head_sum" "$(vm_digest $vol $((FIRST * E)))"
 	assert_eq "volume after fio's range $1" "$tail_sum" \
-		"$(vm_sha256 $vol $tail_bytes $(((FIRST + COUNT) * E)))"
+		"$(vm_digest $vol $tail_bytes $(((FIRST + COUNT) * E)))"
 }
 
 # fio_job SEED [--verify_only=1]: random 4K I/O over the moving extents,

@@ -73,6 +73,6 @@ dmsetup table tank | awk -v hdd="$hdd_mm" '$4 != hdd { bad = 1 } END { exit bad 
 dd if=/tmp/new of=$vol bs=1M seek=$FIRST oflag=direct conv=notrunc status=none
 dd if=/tmp/new of=/tmp/data bs=1M seek=$FIRST conv=notrunc status=none
 vm_drop_caches
-assert_eq "volume contents" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+assert_eq "volume contents" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 tierd_stop TERM
 echo "mirrors-left: ok"

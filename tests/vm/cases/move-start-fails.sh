@@ -42,6 +42,6 @@ tierctl_ok extent move tank 0 "$count" --tier ssd
 assert_eq "SSD extents used" "$count" \
 	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 vm_drop_caches
-assert_eq "volume contents" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+assert_eq "volume contents" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 tierd_stop TERM
 echo "move-start-fails: ok"

@@ -40,12 +40,12 @@ tierd_stop
 tierd_start
 tierctl_ok pool activate tank
 vm_drop_caches
-assert_eq "volume contents after the failed commit" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents after the failed commit" "$want" "$(vm_digest $vol "$size")"
 vm_random_file /tmp/more $((8 << 20))
 dd if=/tmp/more of=$vol bs=1M seek=4 oflag=direct status=none
 dd if=/tmp/more of=/tmp/data bs=1M seek=4 conv=notrunc status=none
 tierd_stop
 tierd_start
 vm_drop_caches
-assert_eq "writes made after it, across a restart" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol "$size")"
+assert_eq "writes made after it, across a restart" "$(vm_digest /tmp/data)" "$(vm_digest $vol "$size")"
 tierd_stop

@@ -21,7 +21,7 @@ vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 check() {
 	vm_drop_caches
-	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol "$size")"
+	assert_eq "volume contents $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol "$size")"
 }
 extent_dev() {
 	dmsetup table tank | awk -v s=$(($1 * E / 512)) '$1 <= s && s < $1 + $2 { print $4 }'

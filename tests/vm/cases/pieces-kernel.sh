@@ -41,11 +41,11 @@ synced() {
 check_pieces() {
 	local le idx at n=0
 	vm_drop_caches
-	assert_eq "volume after round $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+	assert_eq "volume after round $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 	"$T" "$hmm" "$smm" pieces$1 >/tmp/pieces$1 || fail "test-pieces pieces$1 failed"
 	while read -r le idx at; do
-		[ "$(vm_sha256 /tmp/data $P $((le * 1048576 + idx * P)))" = \
-		  "$(vm_sha256 "$ssd" $P "$at")" ] || fail "round $1: piece $idx of extent $le is not at SSD byte $at"
+		[ "$(vm_digest /tmp/data $P $((le * 1048576 + idx * P)))" = \
+		  "$(vm_digest "$ssd" $P "$at")" ] || fail "round $1: piece $idx of extent $le is not at SSD byte $at"
 		n=$((n + 1))
 	done </tmp/pieces$1
 	echo "ok: round $1: the $n pieces out are in their slots"
@@ -57,7 +57,7 @@ dd if=/tmp/data of="$hdd" bs=1M oflag=direct status=none
 table plain
 dmsetup create $name /tmp/table-plain
 dmsetup mknodes $name
-assert_eq "volume as written" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+assert_eq "volume as written" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 
 step "round 1: 27 pieces to SSD slots through one mirror each"
 swap moving1

@@ -32,10 +32,10 @@ check() {
 	local said
 	vm_drop_caches
 	if [ $# -gt 1 ]; then
-		assert_eq "extents $2-$(($2 + $3 - 1)) $1" "$(vm_sha256 /tmp/data $(($3 * ext)) $(($2 * ext)))" \
-			"$(vm_sha256 $vol $(($3 * ext)) $(($2 * ext)))"
+		assert_eq "extents $2-$(($2 + $3 - 1)) $1" "$(vm_digest /tmp/data $(($3 * ext)) $(($2 * ext)))" \
+			"$(vm_digest $vol $(($3 * ext)) $(($2 * ext)))"
 	else
-		assert_eq "the volume's data $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+		assert_eq "the volume's data $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 	fi
 	# shellcheck disable=SC2086
 	said=$(slots check /tmp/data $devs) || fail "$said $1"

@@ -18,7 +18,7 @@ grep -q "warning: the SSD tier holds the only copy .* $ssd has no redundancy" /t
 size=$(blockdev --getsize64 $vol)
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+want=$(vm_digest /tmp/data)
 on() { pool_field tank ".tiers[] | select(.class == \"$1\") | .used_extents"; }
 # Extents 0-7 start on the HDD (the volume maps the HDD first).
 tier_of_range() {
@@ -42,5 +42,5 @@ tierctl_ok pin tank 0 8M --tier hdd
 tierctl_ok tier now tank --wait
 assert_eq "pinned extents on the HDD" 8 "$(tier_of_range "$hdd")"
 vm_drop_caches
-assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents" "$want" "$(vm_digest $vol "$size")"
 tierd_stop

@@ -19,7 +19,7 @@ assert_eq "size before attach" $((29 * 4 << 20)) "$(blockdev --getsize64 $vol)"
 assert_eq "tiers before attach" 1 "$(pool_field tank '.tiers | length')"
 vm_random_file /tmp/data $((29 * 4 << 20))
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+want=$(vm_digest /tmp/data)
 
 step "attach $ssd while a reader holds the volume open"
 exec 3<$vol
@@ -30,19 +30,19 @@ assert_eq "size after attach" $(((29 + 13) * 4 << 20)) "$(blockdev --getsize64 $
 assert_eq "pool size after attach" $(((29 + 13) * 4 << 20)) "$(pool_field tank .size_bytes)"
 assert_eq "SSD grows the volume" true "$(pool_field tank .ssd_grows_volume)"
 vm_drop_caches
-assert_eq "old data after attach" "$want" "$(vm_sha256 $vol $((29 * 4 << 20)))"
+assert_eq "old data after attach" "$want" "$(vm_digest $vol $((29 * 4 << 20)))"
 vm_random_file /tmp/more $((13 * 4 << 20))
 dd if=/tmp/more of=$vol bs=1M seek=$((29 * 4)) oflag=direct status=none
 vm_drop_caches
-assert_eq "new space holds data" "$(vm_sha256 /tmp/more)" "$(vm_sha256 $vol $((13 * 4 << 20)) $((29 * 4 << 20)))"
-assert_eq "new space is on the SSD" "$(vm_sha256 /tmp/more)" "$(vm_sha256 "$ssd" $((13 * 4 << 20)) $((2 << 20)))"
+assert_eq "new space holds data" "$(vm_digest /tmp/more)" "$(vm_digest $vol $((13 * 4 << 20)) $((29 * 4 << 20)))"
+assert_eq "new space is on the SSD" "$(vm_digest /tmp/more)" "$(vm_digest "$ssd" $((13 * 4 << 20)) $((2 << 20)))"
 tierctl_fails 1 "already has an SSD tier" tier attach tank --ssd "$ssd2"
 
 step "the attach survives a restart and an import"
 tierd_stop TERM
 tierd_start
 vm_drop_caches
-assert_eq "old data after restart" "$want" "$(vm_sha256 $vol $((29 * 4 << 20)))"
+assert_eq "old data after restart" "$want" "$(vm_digest $vol $((29 * 4 << 20)))"
 tierd_stop TERM
 dmsetup remove tank
 rm -rf "$TIERD_STATE"
@@ -51,7 +51,7 @@ tierctl_fails 1 "needs its SSD device" pool import "$hdd"
 tierctl_ok pool import "$hdd" "$ssd"
 assert_eq "size after import" $(((29 + 13) * 4 << 20)) "$(blockdev --getsize64 $vol)"
 vm_drop_caches
-assert_eq "old data after import" "$want" "$(vm_sha256 $vol $((29 * 4 << 20)))"
+assert_eq "old data after import" "$want" "$(vm_digest $vol $((29 * 4 << 20)))"
 
 step "attach --no-grow"
 tierctl_ok pool create small --hdd "$hdd2"

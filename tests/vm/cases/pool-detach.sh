@@ -20,7 +20,7 @@ vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 check() {
 	vm_drop_caches
-	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol)"
+	assert_eq "volume contents $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 }
 # Which device extent LE of the volume sits on, from the kernel's table.
 extent_dev() {
@@ -90,7 +90,7 @@ tierctl_fails 1 "give --yes" tier detach grown --ssd "$ssd2" --shrink
 tierctl_ok tier detach grown --ssd "$ssd2" --shrink --yes
 assert_eq "size after --shrink" 121634816 "$(blockdev --getsize64 $vol2)"
 vm_drop_caches
-assert_eq "kept data after --shrink" "$(vm_sha256 /tmp/data2 121634816)" "$(vm_sha256 $vol2)"
+assert_eq "kept data after --shrink" "$(vm_digest /tmp/data2 121634816)" "$(vm_digest $vol2)"
 assert_eq "devices in the table" "$(majmin "$hdd2")" "$(dmsetup table grown | awk '{ print $4 }' | sort -u)"
 tierd_stop TERM
 echo "pool-detach: ok"

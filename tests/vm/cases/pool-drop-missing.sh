@@ -48,8 +48,8 @@ check_volume() {
 	for r in "0 8" "8 4" "12 28" "40 2" "42 $((n - 42))"; do
 		read -r first count <<<"$r"
 		assert_eq "$1, extents $first-$((first + count - 1))" \
-			"$(vm_sha256 "$2" $((count * M)) $((first * M)))" \
-			"$(vm_sha256 "$vol" $((count * M)) $((first * M)))"
+			"$(vm_digest "$2" $((count * M)) $((first * M)))" \
+			"$(vm_digest "$vol" $((count * M)) $((first * M)))"
 	done
 }
 devices() { pool_field "$1" '[.tiers[].devices[]] | length'; }

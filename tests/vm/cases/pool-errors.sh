@@ -32,7 +32,7 @@ devices=("$hdd" "$ssd" "$tiny" "$ext4" "$raid_a" "$busy" "$big_sector" "$lvm")
 sums() {
 	local d
 	for d in "${devices[@]}"; do
-		printf '%s %s\n' "$d" "$(vm_sha256 "$d")"
+		printf '%s %s\n' "$d" "$(vm_digest "$d")"
 	done
 }
 before=$(sums)

@@ -28,10 +28,10 @@ step "write random data over the whole volume"
 size=$(blockdev --getsize64 $vol)
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+want=$(vm_digest /tmp/data)
 check() {
 	vm_drop_caches
-	assert_eq "volume contents $1" "$want" "$(vm_sha256 $vol)"
+	assert_eq "volume contents $1" "$want" "$(vm_digest $vol)"
 }
 check "after writing"
 

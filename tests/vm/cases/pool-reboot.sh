@@ -16,7 +16,7 @@ case "$TIERD_VM_BOOT" in
 	size=$(blockdev --getsize64 /dev/mapper/tank)
 	vm_random_file /tmp/data "$size"
 	dd if=/tmp/data of=/dev/mapper/tank bs=1M oflag=direct status=none
-	vm_sha256 /tmp/data >"$VM_SHARE/want"
+	vm_digest /tmp/data >"$VM_SHARE/want"
 	vm_power_cut
 	;;
 2)
@@ -25,7 +25,7 @@ case "$TIERD_VM_BOOT" in
 	tierd_start
 	assert_eq "state after the power cut" active "$(pool_field tank .state)"
 	vm_drop_caches
-	assert_eq "volume contents after the power cut" "$(cat "$VM_SHARE/want")" "$(vm_sha256 /dev/mapper/tank)"
+	assert_eq "volume contents after the power cut" "$(cat "$VM_SHARE/want")" "$(vm_digest /dev/mapper/tank)"
 	tierd_stop TERM
 	echo "pool-reboot: ok"
 	;;

@@ -11,12 +11,12 @@ case "$TIERD_VM_BOOT" in
 	[ -b /dev/vda ] || fail "no /dev/vda"
 	vm_random_file /tmp/data $((32 << 20))
 	dd if=/tmp/data of=/dev/vda bs=1M oflag=direct,sync status=none
-	vm_sha256 /tmp/data >"$VM_SHARE/want"
+	vm_digest /tmp/data >"$VM_SHARE/want"
 	vm_power_cut
 	;;
 2)
 	want=$(cat "$VM_SHARE/want")
-	assert_eq "disk contents after the power cut" "$want" "$(vm_sha256 /dev/vda $((32 << 20)))"
+	assert_eq "disk contents after the power cut" "$want" "$(vm_digest /dev/vda $((32 << 20)))"
 	echo "power-cut: ok"
 	;;
 esac

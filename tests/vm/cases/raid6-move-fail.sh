@@ -57,7 +57,7 @@ on_tier() {
 check() {
 	local t=$SECONDS
 	vm_drop_caches
-	assert_eq "volume contents $1" "$(vm_sha256 /tmp/data)" "$(vm_sha256 $vol "$size")"
+	assert_eq "volume contents $1" "$(vm_digest /tmp/data)" "$(vm_digest $vol "$size")"
 	echo "read $((size >> 20)) MiB in $((SECONDS - t)) s"
 }
 check_accounting() {
@@ -201,7 +201,7 @@ else
 	check_accounting "after the demotion to the dead array"
 fi
 vm_drop_caches
-assert_eq "extents on the SSD with the array dead" "$(vm_sha256 /tmp/data $((N * E)) $((A * E)))" \
-	"$(vm_sha256 $vol $((N * E)) $((A * E)))"
+assert_eq "extents on the SSD with the array dead" "$(vm_digest /tmp/data $((N * E)) $((A * E)))" \
+	"$(vm_digest $vol $((N * E)) $((A * E)))"
 tierd_stop TERM
 echo "raid6-move-fail: ok in $SECONDS s"

@@ -35,7 +35,7 @@ vm_random_file /tmp/spare "$spare_size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 dd if=/tmp/spare of=/dev/mapper/spare bs=1M oflag=direct status=none
 spare_table=$(dmsetup table spare)
-want=$(vm_sha256 /tmp/data) spare_want=$(vm_sha256 /tmp/spare)
+want=$(vm_digest /tmp/data) spare_want=$(vm_digest /tmp/spare)
 
 # state_device fail|heal: the state's device fails every write (reads still
 # work), or works again. Before failing, the suspend freezes the ext4, so what
@@ -59,10 +59,10 @@ nr_devices() {
 }
 # O_DIRECT reads: no sync, which an ext4 that met the errors may make slow.
 check() {
-	assert_eq "tank's contents $1" "$want" "$(vm_sha256 $vol "$size")"
+	assert_eq "tank's contents $1" "$want" "$(vm_digest $vol "$size")"
 }
 check_spare() {
-	assert_eq "spare's contents $1" "$spare_want" "$(vm_sha256 /dev/mapper/spare "$spare_size")"
+	assert_eq "spare's contents $1" "$spare_want" "$(vm_digest /dev/mapper/spare "$spare_size")"
 }
 # The volume takes writes and gives them back while the state fails.
 rewrite() {
@@ -70,7 +70,7 @@ rewrite() {
 	dd if=/tmp/new of=$vol bs=1M seek="$1" oflag=direct conv=notrunc status=none ||
 		fail "a write to the volume failed"
 	dd if=/tmp/new of=/tmp/data bs=1M seek="$1" conv=notrunc status=none
-	want=$(vm_sha256 /tmp/data)
+	want=$(vm_digest /tmp/data)
 }
 # refused TIER WHAT: after WHAT failed on the state, a move to TIER fails on
 # the state too (or is refused already, when WHAT was a move), and then the

@@ -25,7 +25,7 @@ tierctl_ok pool create tank --hdd "$hdd" --extent-size 1M
 size=$(blockdev --getsize64 $vol)
 vm_random_file /tmp/data "$size"
 dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
-want=$(vm_sha256 /tmp/data)
+want=$(vm_digest /tmp/data)
 
 step "attach with the state's filesystem full"
 dd if=/dev/zero of=/tmp/small/filler bs=4K status=none 2>/dev/null || true
@@ -44,7 +44,7 @@ grep -q "^Moves are refused until tierd restarts" <<<"$("$TIERCTL" pool show tan
 	fail "pool show's text does not say moves are refused"
 tierctl_fails 1 "takes no moves until tierd restarts" extent move tank 4 8 --tier ssd
 vm_drop_caches
-assert_eq "volume contents while moves are refused" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents while moves are refused" "$want" "$(vm_digest $vol "$size")"
 
 step "moves after the state healed and tierd restarted"
 rm /tmp/small/filler
@@ -63,7 +63,7 @@ assert_eq "pool state after the restart" active "$(pool_field tank .state)"
 assert_eq "extents on the SSD after the restart" 8 \
 	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 vm_drop_caches
-assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents" "$want" "$(vm_digest $vol "$size")"
 
 step "a move whose state rows fail before the suspend"
 tierd_stop
@@ -79,7 +79,7 @@ tierctl_ok extent move tank 16 4 --tier ssd
 assert_eq "extents on the SSD after the move" 12 \
 	"$(pool_field tank '.tiers[] | select(.class == "ssd") | .used_extents')"
 vm_drop_caches
-assert_eq "volume contents after the moves" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents after the moves" "$want" "$(vm_digest $vol "$size")"
 
 step "the state's map differs from the devices' at the same generation"
 tierd_stop
@@ -93,5 +93,5 @@ assert_eq "runs of the state's map edited" "0|1|1 1|1|0" \
 tierd_start
 grep -q "differs from generation" /tmp/tierd.log || fail "tierd did not notice the maps differ"
 vm_drop_caches
-assert_eq "volume contents with the devices' map" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents with the devices' map" "$want" "$(vm_digest $vol "$size")"
 tierd_stop

@@ -79,7 +79,7 @@ step "a detach; the data reads back"
 tierctl_ok tier detach tank --ssd "$ssd"
 assert_eq "targets after the detach" "$(kernel_targets)" "$(pool_field tank .table.targets)"
 vm_drop_caches
-assert_eq "volume contents" "$want" "$(vm_sha256 $vol "$size")"
+assert_eq "volume contents" "$want" "$(vm_digest $vol "$size")"
 
 step "restart"
 tierd_stop
