@@ -60,10 +60,12 @@ struct pool_job {
 	uint64_t pieces_from, piece_bytes;
 	/*
 	 * A move of pieces (job_move_pieces): pieces [piece_first, + piece_count)
-	 * of each extent from piece_le on, unit by unit (job->nr of them).
+	 * of each extent from piece_le on, unit by unit (job->nr of them); or
+	 * (job_move_piece_list) piece_list's, in its order.
 	 */
 	bool piece_job, piece_to_ssd;
 	uint32_t piece_le, piece_first, piece_count;
+	struct job_piece_req *piece_list;
 	unsigned detach_dev;
 	int paused;
 	const char *waiting; /* why no batch runs now: "", "paused", "rate", "busy", "idle" */

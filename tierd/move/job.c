@@ -197,6 +197,7 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		free(watchers);
 	}
 	free(job->moves);
+	free(job->piece_list);
 	free(job);
 }
 
@@ -471,15 +472,19 @@ static void job_pieces_next(struct pool_job *job, size_t max)
 	if (job->piece_to_ssd && pool_commit_fill(p, err, sizeof(err)) < 0)
 		log_pool_warn(p->sp.meta.name, "%s", err);
 	while (n < max && job->started < job->nr) {
-		uint32_t le = job->piece_le + (uint32_t)(job->started / job->piece_count);
-		uint32_t idx = job->piece_first + (uint32_t)(job->started % job->piece_count);
+		const struct job_piece_req *listed = job->piece_list ?
+							     &job->piece_list[job->started] : NULL;
+		uint32_t le = listed ? listed->le :
+			      job->piece_le + (uint32_t)(job->started / job->piece_count);
+		uint32_t idx = listed ? listed->idx :
+			       job->piece_first + (uint32_t)(job->started % job->piece_count);
 		struct migrate_item *it = &job->items[n];
 		uint32_t c;
 		uint16_t slot;
 		bool out = piecemap_find(pm, le, idx, &c, &slot) == 0;
 
-		/* Home: an extent with no piece out is skipped whole, to the next split one. */
-		if (!job->piece_to_ssd && !piecemap_extent(pm, le, NULL)) {
+		/* Home over a range: an extent with no piece out is skipped whole, to the next split one. */
+		if (!listed && !job->piece_to_ssd && !piecemap_extent(pm, le, NULL)) {
 			uint32_t next = piecemap_next_split(pm, le);
 			uint64_t to = next == UINT32_MAX ? job->nr :
 				      (uint64_t)(next - job->piece_le) * job->piece_count;
@@ -762,17 +767,16 @@ int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_
 	return 0;
 }
 
-int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
-		    uint32_t piece_first, uint32_t piece_count, bool to_ssd,
-		    const struct job_limits *limits, job_progress_fn progress, job_done_fn done,
-		    void *ctx, char *err, size_t err_len)
+/*
+ * The checks every move of pieces makes, and the pool's piece size set
+ * with its first piece: *ppe, the pieces per extent.
+ */
+static int job_pieces_ready(struct pool *p, bool to_ssd, uint32_t *ppe_out, char *err,
+			    size_t err_len)
 {
 	struct piecemap *pm = &p->sp.pieces;
 	uint64_t es = p->sp.meta.extent_size;
 	uint32_t ppe = pm->pieces_per_extent;
-	struct pool_job *job;
-	struct dmctl_info info;
-	char pieces_text[48];
 	int r;
 
 	r = pool_check_idle(p, false, err, err_len);
@@ -784,9 +788,6 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	if (to_ssd && pool_ssd_dev(p) < 0)
 		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
 				   p->sp.meta.name);
-	if (count == 0 || first >= p->sp.map.nr_logical || count > p->sp.map.nr_logical - first)
-		return errbuf_fail(-EINVAL, err, err_len, "pool %s has extents 0 to %u",
-				   p->sp.meta.name, p->sp.map.nr_logical - 1);
 	if (!ppe) {
 		/* No piece was ever out: the pool takes the piece size now, with its first one. */
 		ppe = (uint32_t)(es / POOL_PIECE_BYTES);
@@ -800,42 +801,55 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 		return errbuf_fail(-EINVAL, err, err_len, "pool %s: extents of %llu bytes cannot"
 				   " be split into pieces of %u KiB", p->sp.meta.name,
 				   (unsigned long long)es, POOL_PIECE_BYTES / 1024);
-	if (piece_count == 0 && piece_first < ppe)
-		piece_count = ppe - piece_first;
-	if (piece_first >= ppe || piece_count > ppe - piece_first)
-		return errbuf_fail(-EINVAL, err, err_len, "pool %s has pieces 0 to %u of each"
-				   " extent", p->sp.meta.name, ppe - 1);
-	for (uint32_t le = first; to_ssd && le < first + count; le++) {
-		struct extmap_loc home = extmap_get(&p->sp.map, le);
+	*ppe_out = ppe;
+	return 0;
+}
 
-		if (home.dev >= p->sp.meta.nr_devs || p->sp.meta.devs[home.dev].tier ==
-							      METADATA_TIER_SSD)
-			return errbuf_fail(-EINVAL, err, err_len, "extent %u of pool %s is %s:"
-					   " only pieces of extents on the HDD tier go to the"
-					   " SSD", le, p->sp.meta.name,
-					   home.dev >= p->sp.meta.nr_devs ? "not mapped" :
-					   "on the SSD tier already");
-	}
+/* Only pieces of extents at home on the HDD tier go to the SSD. */
+static int job_piece_home_hdd(const struct pool *p, uint32_t le, char *err, size_t err_len)
+{
+	struct extmap_loc home = extmap_get(&p->sp.map, le);
+
+	if (home.dev < p->sp.meta.nr_devs && p->sp.meta.devs[home.dev].tier != METADATA_TIER_SSD)
+		return 0;
+	return errbuf_fail(-EINVAL, err, err_len, "extent %u of pool %s is %s: only pieces of"
+			   " extents on the HDD tier go to the SSD", le, p->sp.meta.name,
+			   home.dev >= p->sp.meta.nr_devs ? "not mapped" :
+							     "on the SSD tier already");
+}
+
+/* A job of nr pieces of ppe to an extent, started; the caller has checked them. */
+static struct pool_job *job_pieces_start(struct pool *p, struct ev_loop *loop, uint32_t ppe,
+					 size_t nr, bool to_ssd, const struct job_limits *limits,
+					 job_progress_fn progress, job_done_fn done, void *ctx,
+					 char *err, size_t err_len)
+{
+	struct piecemap *pm = &p->sp.pieces;
+	struct pool_job *job;
+	struct dmctl_info info;
+	int r;
+
 	if (!pm->pieces_per_extent) {
 		/* The count goes on: a writer that saved the pieces before must see a change. */
 		uint64_t changes = pm->changes;
 
 		r = piecemap_init(pm, ppe);
-		if (r < 0)
-			return errbuf_fail(r, err, err_len, "pool %s: cannot split its extents: %s",
-					   p->sp.meta.name, strerror(-r));
+		if (r < 0) {
+			errbuf_fail(r, err, err_len, "pool %s: cannot split its extents: %s",
+				    p->sp.meta.name, strerror(-r));
+			return NULL;
+		}
 		pm->changes = changes + 1;
 	}
 	job = job_new(p, loop, JOB_KIND_MOVE, progress, done, ctx);
-	if (!job)
-		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	if (!job) {
+		errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+		return NULL;
+	}
 	job->piece_job = true;
 	job->piece_to_ssd = to_ssd;
-	job->piece_le = first;
-	job->piece_first = piece_first;
-	job->piece_count = piece_count;
-	job->piece_bytes = es / ppe;
-	job->nr = (size_t)count * piece_count;
+	job->piece_bytes = p->sp.meta.extent_size / ppe;
+	job->nr = nr;
 	if (limits)
 		job->limits = *limits;
 	if (dmctl_info(p->sp.meta.name, &info) == 0 && info.exists) {
@@ -843,6 +857,42 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 		p->dm_minor = info.minor;
 	}
 	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
+	return job;
+}
+
+int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
+		    uint32_t piece_first, uint32_t piece_count, bool to_ssd,
+		    const struct job_limits *limits, job_progress_fn progress, job_done_fn done,
+		    void *ctx, char *err, size_t err_len)
+{
+	struct pool_job *job;
+	char pieces_text[48];
+	uint32_t ppe;
+	int r;
+
+	r = job_pieces_ready(p, to_ssd, &ppe, err, err_len);
+	if (r < 0)
+		return r;
+	if (count == 0 || first >= p->sp.map.nr_logical || count > p->sp.map.nr_logical - first)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s has extents 0 to %u",
+				   p->sp.meta.name, p->sp.map.nr_logical - 1);
+	if (piece_count == 0 && piece_first < ppe)
+		piece_count = ppe - piece_first;
+	if (piece_first >= ppe || piece_count > ppe - piece_first)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s has pieces 0 to %u of each"
+				   " extent", p->sp.meta.name, ppe - 1);
+	for (uint32_t le = first; to_ssd && le < first + count; le++) {
+		r = job_piece_home_hdd(p, le, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	job = job_pieces_start(p, loop, ppe, (size_t)count * piece_count, to_ssd, limits, progress,
+			       done, ctx, err, err_len);
+	if (!job)
+		return -ENOMEM;
+	job->piece_le = first;
+	job->piece_first = piece_first;
+	job->piece_count = piece_count;
 	if (piece_count == 1)
 		snprintf(pieces_text, sizeof(pieces_text), "piece %u", piece_first);
 	else
@@ -854,6 +904,46 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	else
 		snprintf(job->what, sizeof(job->what), "moving %s of extents %u-%u %s", pieces_text,
 			 first, first + count - 1, to_ssd ? "to the SSD tier" : "home");
+	ev_timer_start(loop, &job->kick);
+	pool_set_job(p, job, job->what);
+	return 0;
+}
+
+int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_piece_req *req,
+			size_t nr, bool to_ssd, const struct job_limits *limits, const char *what,
+			struct state_moves *moved, job_progress_fn progress, job_done_fn done,
+			void *ctx, char *err, size_t err_len)
+{
+	struct job_piece_req *list;
+	struct pool_job *job;
+	uint32_t ppe;
+	int r;
+
+	r = job_pieces_ready(p, to_ssd, &ppe, err, err_len);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < nr; i++) {
+		if (req[i].le >= p->sp.map.nr_logical || req[i].idx >= ppe)
+			return errbuf_fail(-EINVAL, err, err_len, "pool %s has extents 0 to %u,"
+					   " pieces 0 to %u of each", p->sp.meta.name,
+					   p->sp.map.nr_logical - 1, ppe - 1);
+		r = to_ssd ? job_piece_home_hdd(p, req[i].le, err, err_len) : 0;
+		if (r < 0)
+			return r;
+	}
+	list = malloc((nr + 1) * sizeof(*list));
+	if (!list)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	memcpy(list, req, nr * sizeof(*list));
+	job = job_pieces_start(p, loop, ppe, nr, to_ssd, limits, progress, done, ctx, err,
+			       err_len);
+	if (!job) {
+		free(list);
+		return -ENOMEM;
+	}
+	job->piece_list = list;
+	job->moved_out = moved;
+	snprintf(job->what, sizeof(job->what), "%s", what);
 	ev_timer_start(loop, &job->kick);
 	pool_set_job(p, job, job->what);
 	return 0;

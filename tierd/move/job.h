@@ -51,8 +51,8 @@ int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_
 
 /*
  * Move pieces [piece_first, piece_first + piece_count) of each extent of
- * [first, first + count) (piece_count 0: to the extent's last piece), live: to slots of piece containers on the SSD
- * tier (to_ssd; a container is made of a free SSD extent when none has a
+ * [first, first + count) (piece_count 0: to the extent's last piece), live:
+ * to slots of piece containers on the SSD tier (to_ssd; a container is made of a free SSD extent when none has a
  * free slot, the tier's swap reserve left free) or back to their extent's
  * home. Pieces already there stay. A pool that has no piece yet is split
  * into pieces of POOL_PIECE_BYTES. Needs the volume (-EBUSY when inactive).
@@ -61,6 +61,22 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 		    uint32_t piece_first, uint32_t piece_count, bool to_ssd,
 		    const struct job_limits *limits, job_progress_fn progress, job_done_fn done,
 		    void *ctx, char *err, size_t err_len);
+
+struct job_piece_req {
+	uint32_t le;
+	uint16_t idx;
+};
+
+/*
+ * Move the pieces listed, in their order, all to the SSD tier (to_ssd) or
+ * all home, as job_move_pieces() does; moved (may be NULL) counts their
+ * bytes as it goes (not as extents). -EINVAL for a piece past the pool's or,
+ * to the SSD, of an extent not at home on the HDD tier.
+ */
+int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_piece_req *req,
+			size_t nr, bool to_ssd, const struct job_limits *limits, const char *what,
+			struct state_moves *moved, job_progress_fn progress, job_done_fn done,
+			void *ctx, char *err, size_t err_len);
 
 /*
  * Move extents in the order given, in batches, within limits. A move whose
