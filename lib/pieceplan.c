@@ -8,6 +8,15 @@
 
 #include "piecemap.h"
 
+/*
+ * A piece is ranked as if it took this many slots: its own, and what it
+ * costs besides (up to two targets of the table, a copy and a commit of its
+ * own, a lookup in the piece array).  So an extent goes by pieces only when
+ * they hold its heat in fewer than half its slots: random I/O all over an
+ * extent sends it whole, not as 255 pieces that save one slot.
+ */
+#define PIECEPLAN_PIECE_WEIGHT 2.0
+
 /* Bisection steps: prices to 2^-40 (slots) and 2^-24 (pieces) of their range; the fill does the rest. */
 #define PIECEPLAN_LAMBDA_STEPS 40
 #define PIECEPLAN_MU_STEPS 24
@@ -72,13 +81,13 @@ static uint32_t pp_choose(const struct pp_ctx *c, const struct pp_ext *e, double
 	double whole_v = e->whole_worth - lambda * c->ppe, pieces_v = 0;
 	uint32_t k = 0;
 
+	double theta = lambda * PIECEPLAN_PIECE_WEIGHT + mu;
+
 	*whole = false;
 	/* Most extents are worth nothing at most prices: no search for them. */
-	if (whole_v <= 0 && e->top <= lambda + mu)
+	if (whole_v <= 0 && e->top <= theta)
 		return 0;
 	if (c->pieces_ok && e->prefix) {
-		double theta = lambda + mu;
-
 		k = pp_count_above(e, c->ppe, theta);
 		pieces_v = e->heat * e->prefix[k] - k * theta;
 	}
@@ -320,7 +329,8 @@ static int pp_fill(const struct pp_ctx *c, uint64_t max_pieces, uint32_t *k, boo
 		for (uint32_t r = k[i]; c->pieces_ok && e->prefix && r < k[i] + pp_min(c->ppe - k[i], room);
 		     r++)
 			if (pp_share(e, r) > 0)
-				u[n++] = (struct pp_unit){ e->heat * pp_share(e, r), i, r };
+				u[n++] = (struct pp_unit){
+					e->heat * pp_share(e, r) / PIECEPLAN_PIECE_WEIGHT, i, r };
 	}
 	qsort(u, n, sizeof(*u), pp_by_density);
 	for (size_t j = 0; j < n && room; j++) {

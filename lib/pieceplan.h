@@ -22,15 +22,18 @@
  * slot (lambda) and a price per piece (mu), as a Lagrangian relaxation of
  * the knapsack: at given prices each extent takes the best of nothing, the
  * whole extent (heat - lambda * ppe) or its pieces worth more than
- * lambda + mu each; lambda is the lowest price whose choices fit the room,
- * and mu the lowest that keeps the pieces within their budget.  An extent
- * most of whose pieces are hot goes whole (one unit, no piece budget); a
- * few hot blocks in cold data go as pieces.  With no piece budget the
- * answer is the densest whole extents, as `highest` would choose.
+ * 2 * lambda + mu each (a piece is ranked as two slots: its own, and its
+ * cost in the table, a copy and a commit); lambda is the lowest price whose
+ * choices fit the room, and mu the lowest that keeps the pieces within
+ * their budget.  An extent whose heat needs more than half its pieces goes
+ * whole (one unit, no piece budget); a few hot blocks in cold data go as
+ * pieces.  With no piece budget the answer is the densest whole extents,
+ * as `highest` would choose.
  *
  * The choice is exact at its prices and within one extent of the room
- * otherwise (discrete units); it ignores where anything is now, which is
- * the planner's business (hysteresis, pins, the cost of moving).
+ * otherwise (discrete units).  Where anything is now counts only through
+ * the hysteresis below; pins and the order of moves are the caller's and
+ * pieceplan_moves()'s.
  *
  * Pure: no I/O.  Functions that can fail return 0 or a negative errno.
  */

@@ -301,6 +301,31 @@ static void test_random(void)
 	}
 }
 
+/*
+ * An extent read all over but in one piece goes whole, not as the pieces
+ * that hold its heat: they would save one slot for seven pieces' cost.
+ */
+static void test_most_pieces_go_whole(void)
+{
+	struct pieceplan_extent ext[2];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	extents(ext, 2, 1);
+	for (int k = 1; k < PPE; k++)
+		t.v[0][k] = 1.0 / (PPE - 1);
+	one_hot_piece(&t, 1, 1);
+	in = input(ext, 2, &t, PPE + 1, 100);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.nr_choices, 2);
+	CHECK_UINT(pp.choices[0].nr_pieces, 0); /* whole */
+	CHECK_UINT(pp.choices[1].nr_pieces, 1);
+	CHECK_UINT(pp.nr_pieces, 1);
+	CHECK_UINT(pp.room_used, PPE + 1);
+	pieceplan_destroy(&pp);
+}
+
 /* A plan and its moves from where ext is now. */
 static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
 {
@@ -492,6 +517,7 @@ int main(void)
 	test_even_goes_whole();
 	test_pins();
 	test_random();
+	test_most_pieces_go_whole();
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
 	test_moves_order();
