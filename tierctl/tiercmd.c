@@ -148,15 +148,22 @@ static const char *tiercmd_plan_moves(struct json_object *plan, const char *kind
 				      char buf[TIERVIEW_TEXT_MAX])
 {
 	char key[32], size[SIZE_FORMAT_MAX];
-	uint64_t extents = 0, bytes = 0;
+	uint64_t extents = 0, bytes = 0, pieces = 0;
 
 	snprintf(key, sizeof(key), "%s_extents", kind);
 	if (member_uint(plan, key, &extents) < 0)
 		return "-";
 	snprintf(key, sizeof(key), "%s_bytes", kind);
 	member_uint(plan, key, &bytes);
-	snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extent%s (%s)", extents,
-		 extents == 1 ? "" : "s", size_format(bytes, size, sizeof(size)));
+	/* Pieces promoted go out to the SSD; demoted, they come home. */
+	if (member_uint(plan, strcmp(kind, "promoted") == 0 ? "pieces_out" : "pieces_home",
+			&pieces) == 0 && pieces)
+		snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extent%s and %" PRIu64 " piece%s (%s)",
+			 extents, extents == 1 ? "" : "s", pieces, pieces == 1 ? "" : "s",
+			 size_format(bytes, size, sizeof(size)));
+	else
+		snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extent%s (%s)", extents,
+			 extents == 1 ? "" : "s", size_format(bytes, size, sizeof(size)));
 	return buf;
 }
 
@@ -189,6 +196,15 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 		{ "Heat", "heat", TABLE_STRING },
 		{ "To", "to", TABLE_STRING },
 	};
+	/* A plan that places pieces names the piece of each move that is one. */
+	static const struct table_column piece_move_columns[] = {
+		{ "Extent", "extent", TABLE_UINT },
+		{ "Piece", "piece", TABLE_UINT },
+		{ "Offset", "offset_bytes", TABLE_BYTES },
+		{ "Heat", "heat", TABLE_STRING },
+		{ "To", "to", TABLE_STRING },
+	};
+	uint64_t pieces_home = 0, pieces_out = 0, piece_bytes = 0;
 	char promote[TIERVIEW_TEXT_MAX], demote[TIERVIEW_TEXT_MAX], share[2 * TIERVIEW_TEXT_MAX];
 	char before[TIERVIEW_TEXT_MAX], after[TIERVIEW_TEXT_MAX];
 	struct json_object *moves = member_get(plan, "moves");
@@ -218,19 +234,24 @@ static int tiercmd_print_plan(FILE *out, const char *name, struct json_object *p
 		return r;
 
 	member_uint(plan, "planned_extents", &total);
+	member_uint(plan, "pieces_home", &pieces_home);
+	member_uint(plan, "pieces_out", &pieces_out);
+	member_uint(plan, "piece_bytes", &piece_bytes);
+	total += pieces_home + pieces_out;
 	if (!total)
 		return fprintf(out, "\nNothing to move.\n") < 0 ? -EIO : 0;
 	if (!n)
 		return fprintf(out, "\n%" PRIu64 " moves; --limit N lists the first N.\n", total) < 0 ?
 			       -EIO : 0;
-	r = table_new(move_columns, ARRAY_SIZE(move_columns), &t);
+	r = piece_bytes ? table_new(piece_move_columns, ARRAY_SIZE(piece_move_columns), &t) :
+			  table_new(move_columns, ARRAY_SIZE(move_columns), &t);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *move = json_object_array_get_idx(moves, i), *heat;
 		char text[32];
 
-		table_add_members(t, move, 2);
+		table_add_members(t, move, piece_bytes ? 3 : 2);
 		heat = member_get(move, "heat");
 		if (json_object_is_type(heat, json_type_double) || json_object_is_type(heat, json_type_int)) {
 			snprintf(text, sizeof(text), "%.1f", json_object_get_double(heat));
@@ -442,7 +463,10 @@ static const struct cli_command tiercmd_commands[] = {
 			"With --dry-run, move nothing: show how many extents and bytes the run\n"
 			"would promote to the SSD and demote to the HDD, the share of the\n"
 			"volume's recent I/O that the SSD served before and would serve after,\n"
-			"and the first moves.\n"
+			"and the first moves in the order the run makes them. Where tierd\n"
+			"places pieces of extents (tierd --piece-heat, a heat policy), the\n"
+			"counts include pieces and a Piece column names each piece that moves:\n"
+			"pieces come home first, then whole extents move, then pieces go out.\n"
 			"\n"
 			"--json prints {\"run\": {...}} or, with --dry-run, {\"plan\": {...}}.\n",
 		.options =

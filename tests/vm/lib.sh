@@ -221,6 +221,22 @@ json_check() {
 	json_saved=()
 }
 
+# pool_tier_at POOL OFFSET: the tier that holds the volume's byte OFFSET
+# (pool.locate, which tierctl asks only for a file's places), piece by piece.
+pool_tier_at() {
+	/usr/bin/python3 - "$TIERD_SOCKET" "$1" "$2" <<'PY'
+import json, socket, sys
+path, name, off = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = socket.socket(socket.AF_UNIX)
+s.connect(path)
+s.sendall((json.dumps({"protocol": 2, "method": "pool.locate",
+                       "params": {"name": name, "ranges": [[off, 1]]}}) + "\n").encode())
+reply = json.loads(s.makefile().readline())
+print(next((r["tier"] for r in reply["result"]["locate"]["runs"]
+            if r["offset_bytes"] <= off < r["offset_bytes"] + r["size_bytes"]), "none"))
+PY
+}
+
 # pool_field POOL JQ-FILTER: one value of the pool object of `tierctl pool show POOL --json`.
 pool_field() {
 	"$TIERCTL" pool show "$1" --json | jq -r ".pool | $2"

@@ -118,11 +118,17 @@ json_object *tierview_plan_json(const struct tiering_plan_report *r)
 	json_object_object_add(o, "ssd_io_share_before", rpc_json_number(r->ssd_share_before));
 	json_object_object_add(o, "ssd_io_share_after", rpc_json_number(r->ssd_share_after));
 	json_object_object_add(o, "table", table_json(r));
+	add_u64(o, "pieces_home", r->pieces_home);
+	add_u64(o, "pieces_out", r->pieces_out);
+	json_object_object_add(o, "piece_bytes", r->piece_bytes ?
+				json_object_new_int64((int64_t)r->piece_bytes) : NULL);
 	for (size_t i = 0; i < r->nr_moves; i++) {
 		const struct tiering_plan_move *mv = &r->moves[i];
 		json_object *m = json_object_new_object();
 
 		add_u64(m, "extent", mv->extent);
+		if (mv->piece >= 0)
+			add_u64(m, "piece", (uint64_t)mv->piece);
 		add_u64(m, "offset_bytes", mv->offset);
 		json_object_object_add(m, "heat", rpc_json_number(mv->heat));
 		add_string(m, "to", tier_name(mv->to_ssd));

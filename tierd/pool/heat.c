@@ -10,6 +10,7 @@
 #include "dmctl.h"
 #include "iostats.h"
 #include "log.h"
+#include "pieceplan.h"
 #include "planner.h"
 #include "size.h"
 
@@ -889,4 +890,119 @@ void pool_io_pending(const struct pool *p, struct state_tier_io io[2])
 {
 	io[0] = p->io[0];
 	io[1] = p->io[1];
+}
+
+int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, double min_heat,
+		     double headroom, uint32_t now, uint32_t min_residency,
+		     struct pool_piece_input *out)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint32_t ppe = pool_pieces_per_extent(p), at = 0;
+	uint64_t holes = 0, targets, max_targets = pool_table_targets_max(p), room;
+	size_t next_pin = 0;
+
+	*out = (struct pool_piece_input){ .p = p, .pieces_per_extent = ppe };
+	if (!ppe || (pm->pieces_per_extent && pm->pieces_per_extent != ppe))
+		return -ENOENT;
+	if (pool_ssd_dev(p) < 0)
+		return -ENODEV;
+	out->ext = calloc((size_t)l->nr_list + 1, sizeof(*out->ext));
+	out->out = malloc(((size_t)pm->nr_pieces + 1) * sizeof(*out->out));
+	if (!out->ext || !out->out) {
+		pool_piece_input_destroy(out);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < l->nr_list; i++) {
+		const struct planner_listed *x = &l->list[i];
+		const struct state_pin *pin = pool_pin_at(l->pins, l->nr_pins, &next_pin, x->le);
+		struct pieceplan_extent *e = &out->ext[out->nr];
+		uint32_t first, n;
+
+		if (x->e.tier == PLANNER_NONE)
+			continue;
+		/* The list pins a split extent where it is; the plan knows how to move it. */
+		*e = (struct pieceplan_extent){
+			.le = x->le,
+			.heat = x->e.heat,
+			.pin_ssd = pin && pin->ssd,
+			.whole_ssd = x->e.tier == PLANNER_SSD,
+		};
+		if (pin && !pin->ssd)
+			e->heat = 0;
+		else if (!e->whole_ssd && e->heat < min_heat)
+			e->heat = 0;
+		n = piecemap_extent(pm, x->le, &first);
+		/* Moved whole too lately to move again: it stays, as a pin would keep it. */
+		if (!pin && !n && x->e.moved_at && now - x->e.moved_at < min_residency) {
+			if (e->whole_ssd)
+				e->pin_ssd = true;
+			else
+				e->heat = 0;
+		}
+		if (n) {
+			e->out = out->out + at;
+			e->nr_out = n;
+			for (uint32_t k = 0; k < n; k++)
+				out->out[at++] = pm->pieces[first + k].idx;
+		}
+		out->nr++;
+	}
+	for (uint32_t c = 0; c < pm->nr_containers; c++)
+		holes += ppe - pm->containers[c].nr_used;
+	room = (uint64_t)l->ssd_capacity * ppe;
+	room -= (uint64_t)((double)room * headroom);
+	/* A container's worth for the one being filled; the holes of the others are not room. */
+	room = room > holes + ppe ? room - holes - ppe : 0;
+	out->room = room;
+	out->max_pieces = UINT64_MAX;
+	if (max_targets) {
+		targets = pool_table_targets(p);
+		out->max_pieces = pm->nr_pieces + (max_targets > targets ? (max_targets - targets) / 2 : 0);
+	}
+	return 0;
+}
+
+/*
+ * pieceplan_shares_fn over a pool_piece_input. The weights live in memory
+ * only: after a restart an extent's pieces out are taken to hold its heat
+ * until its weights come back, so that a run does not bring them home for
+ * want of them.
+ */
+static int pool_piece_input_shares(void *ctx, uint32_t i, double *out)
+{
+	const struct pool_piece_input *pi = ctx;
+	const struct pieceplan_extent *e = &pi->ext[i];
+
+	if (pool_piece_shares(pi->p, e->le, out) == 1)
+		return 1;
+	if (!e->nr_out)
+		return 0;
+	memset(out, 0, pi->pieces_per_extent * sizeof(*out));
+	for (uint32_t j = 0; j < e->nr_out; j++)
+		out[e->out[j]] = 1;
+	return 1;
+}
+
+void pool_piece_input_use(const struct pool_piece_input *pi, struct pieceplan_input *in)
+{
+	*in = (struct pieceplan_input){
+		.ext = pi->ext,
+		.nr = pi->nr,
+		.pieces_per_extent = pi->pieces_per_extent,
+		.room = pi->room,
+		.max_pieces = pi->max_pieces,
+		.shares = pool_piece_input_shares,
+		.ctx = (void *)pi,
+	};
+}
+
+void pool_piece_input_destroy(struct pool_piece_input *pi)
+{
+	if (!pi)
+		return;
+	free(pi->ext);
+	free(pi->out);
+	pi->ext = NULL;
+	pi->out = NULL;
+	pi->nr = 0;
 }

@@ -263,6 +263,8 @@ void pool_heat_moved(struct pool *p, uint32_t le, int64_t now);
 struct planner_extent;
 struct planner_input;
 struct planner_listed;
+struct pieceplan_extent;
+struct pieceplan_input;
 
 int64_t pool_state_id(const struct pool *p);
 uint64_t pool_extent_size(const struct pool *p);
@@ -292,6 +294,39 @@ int pool_planner_list(const struct pool *p, const struct state_pin *pins, size_t
 void pool_planner_list_use(const struct pool_planner_list *l, struct planner_input *in);
 /* Accepts NULL and a zeroed or already destroyed list. */
 void pool_planner_list_destroy(struct pool_planner_list *l);
+
+/*
+ * What a placement with pieces (lib/pieceplan.h) sees of the extents of a
+ * planner list (pool_planner_list): each extent's heat, its pin, whether
+ * it is whole on the SSD or which of its pieces are out; the SSD tier's
+ * room in slots (the holes of containers not counted, one container's
+ * worth kept for their fill, the headroom left free) and the pieces out
+ * the table can afford (those out now and half its targets left).
+ * Extents on the HDD colder than min_heat count as cold; an extent moved
+ * whole less than min_residency seconds before now stays where it is. The
+ * pieces out of an extent whose weights are not known (after a restart)
+ * are taken to hold its heat.
+ */
+struct pool_piece_input {
+	const struct pool *p;
+	struct pieceplan_extent *ext;
+	uint32_t nr;
+	uint16_t *out; /* the pieces out, each extent's from its ext.out */
+	uint32_t pieces_per_extent;
+	uint64_t room, max_pieces;
+};
+/*
+ * -ENOENT when pieces are not watched (the piece-heat setting) or the
+ * pool's pieces are of another size than those watched, -ENODEV without
+ * an SSD tier, -ENOMEM.
+ */
+int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, double min_heat,
+		     double headroom, uint32_t now, uint32_t min_residency,
+		     struct pool_piece_input *out);
+void pool_piece_input_use(const struct pool_piece_input *pi, struct pieceplan_input *in);
+/* Accepts NULL and a zeroed or already destroyed one. */
+void pool_piece_input_destroy(struct pool_piece_input *pi);
+
 /* Extent le's heat now (0 out of the volume or with heat off). */
 double pool_extent_heat(const struct pool *p, uint32_t le);
 /* The swap reserve of an SSD device of nr_pe extents: free extents promotions leave alone. */

@@ -79,15 +79,31 @@ int tiering_result_parse(const char *s, enum tiering_result *out)
 
 /* ---- planning ---- */
 
-/* table (may be NULL): the volume's table as the plan saw it. */
+/*
+ * table (may be NULL): the volume's table as the plan saw it. pieces: the
+ * moves of pieces, when the policy and the pool place them (pieces.c);
+ * else it stays empty and plan is the whole planner's.
+ */
 static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, uint64_t max_bytes,
-			     struct plan *plan, struct tiering_table *table, char *err,
-			     size_t err_len)
+			     struct plan *plan, struct tiering_table *table,
+			     struct tiering_piece_plan *pieces, char *err, size_t err_len)
 {
 	struct planner_input in = { 0 };
 	struct pool_planner_list list;
 	int r;
 
+	memset(pieces, 0, sizeof(*pieces));
+	if (table)
+		*table = (struct tiering_table){ pool_table_targets(tp->p),
+						 pool_table_targets_max(tp->p) };
+	if (tiering_pieces_apply(tp, pol)) {
+		r = tiering_piece_plan(tp, pol, max_bytes, plan, pieces);
+		if (r < 0)
+			return errbuf_fail(r, err, err_len, "pool %s: the planner failed: %s",
+					   pool_name(tp->p), strerror(-r));
+		if (r == 0)
+			return 0;
+	}
 	/* A list of the extents that matter, not every extent: a run costs what can move. */
 	r = pool_planner_list(tp->p, tp->pins, tp->nr_pins, &list);
 	if (r < 0)
@@ -100,8 +116,6 @@ static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, 
 	/* The job holds moves past the limit (lib/batch.h); the plan leaves them out. */
 	in.table_targets = pool_table_targets(tp->p);
 	in.max_table_targets = pool_table_targets_max(tp->p);
-	if (table)
-		*table = (struct tiering_table){ in.table_targets, in.max_table_targets };
 	r = planner_plan(&in, plan);
 	pool_planner_list_destroy(&list);
 	if (r < 0)
@@ -126,7 +140,7 @@ static uint64_t tiering_run_budget(const struct tiering_pool *tp, enum tiering_t
 
 static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigger,
 			    struct policy *pol, struct plan *plan, struct tiering_table *table,
-			    char *err, size_t err_len)
+			    struct tiering_piece_plan *pieces, char *err, size_t err_len)
 {
 	char path[PATH_MAX];
 	int r;
@@ -135,16 +149,31 @@ static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigge
 	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
 	if (r < 0)
 		return r;
-	return tiering_make_plan(tp, pol, tiering_run_budget(tp, trigger), plan, table, err,
+	return tiering_make_plan(tp, pol, tiering_run_budget(tp, trigger), plan, table, pieces, err,
 				 err_len);
 }
 
+/* A piece's move in a plan's listing, the extent's heat beside it. */
+static struct tiering_plan_move plan_piece_move(const struct tiering_pool *tp,
+						const struct tiering_piece_plan *pieces,
+						const struct job_piece_req *req, bool to_ssd)
+{
+	return (struct tiering_plan_move){
+		.extent = req->le,
+		.offset = req->le * pool_extent_size(tp->p) + req->idx * pieces->piece_bytes,
+		.heat = (float)pool_extent_heat(tp->p, req->le),
+		.to_ssd = to_ssd,
+		.piece = req->idx,
+	};
+}
+
 static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
-		       const struct tiering_table *table, const struct policy *pol, uint64_t limit,
-		       struct tiering_plan_report *out)
+		       const struct tiering_piece_plan *pieces, const struct tiering_table *table,
+		       const struct policy *pol, uint64_t limit, struct tiering_plan_report *out)
 {
 	uint64_t es = pool_extent_size(tp->p);
-	size_t n = plan->nr < limit ? plan->nr : (size_t)limit;
+	size_t total = pieces->nr_home + plan->nr + pieces->nr_out;
+	size_t n = total < limit ? total : (size_t)limit, k = 0;
 
 	*out = (struct tiering_plan_report){
 		.promote_extents = plan->promote_extents,
@@ -156,6 +185,9 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 		.moves_total = plan->nr,
 		.table = *table,
 		.table_passed_over = plan->table_skipped,
+		.pieces_home = pieces->nr_home,
+		.pieces_out = pieces->nr_out,
+		.piece_bytes = pieces->piece_bytes,
 	};
 	snprintf(out->policy, sizeof(out->policy), "%s", pol->name);
 	if (!n)
@@ -163,17 +195,23 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 	out->moves = calloc(n, sizeof(*out->moves));
 	if (!out->moves)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	/* In the order a run moves them: pieces home, whole extents, pieces out. */
+	for (size_t i = 0; k < n && i < pieces->nr_home; i++)
+		out->moves[k++] = plan_piece_move(tp, pieces, &pieces->home[i], false);
+	for (size_t i = 0; k < n && i < plan->nr; i++) {
 		uint32_t le = plan->moves[i].le;
 
-		out->moves[i] = (struct tiering_plan_move){
+		out->moves[k++] = (struct tiering_plan_move){
 			.extent = le,
 			.offset = le * es,
 			/* As the plan saw it, in the float the planner ranks by. */
 			.heat = (float)pool_extent_heat(tp->p, le),
 			.to_ssd = plan->moves[i].to == PLANNER_SSD,
+			.piece = -1,
 		};
 	}
+	for (size_t i = 0; k < n && i < pieces->nr_out; i++)
+		out->moves[k++] = plan_piece_move(tp, pieces, &pieces->out[i], true);
 	out->nr_moves = n;
 	return 0;
 }
@@ -181,6 +219,7 @@ static int plan_report(const struct tiering_pool *tp, const struct plan *plan,
 int tiering_report_plan(struct tierings *ts, struct pool *p, uint64_t limit,
 			struct tiering_plan_report *out, char *err, size_t err_len)
 {
+	struct tiering_piece_plan pieces;
 	struct tiering_table table;
 	struct tiering_pool *tp;
 	struct plan plan = { 0 };
@@ -190,11 +229,12 @@ int tiering_report_plan(struct tierings *ts, struct pool *p, uint64_t limit,
 	*out = (struct tiering_plan_report){ 0 };
 	if (r < 0)
 		return r;
-	r = tiering_plan_now(tp, TIERING_ON_DEMAND, &pol, &plan, &table, err, err_len);
+	r = tiering_plan_now(tp, TIERING_ON_DEMAND, &pol, &plan, &table, &pieces, err, err_len);
 	if (r < 0)
 		return r;
-	r = plan_report(tp, &plan, &table, &pol, limit, out);
+	r = plan_report(tp, &plan, &pieces, &table, &pol, limit, out);
 	plan_destroy(&plan);
+	tiering_piece_plan_destroy(&pieces);
 	if (r < 0) {
 		tiering_plan_report_destroy(out);
 		return errbuf_fail(r, err, err_len, "out of memory");
@@ -262,6 +302,7 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 	tp->notify_ctx = NULL;
 	free(tp->moves);
 	tp->moves = NULL;
+	tiering_piece_plan_destroy(&tp->pieces);
 	if (notify)
 		notify(NULL, run, ctx);
 }
@@ -300,18 +341,71 @@ static const char *tiering_run_note(const struct tiering_pool *tp, bool planned_
 	return buf;
 }
 
+static int tiering_phase_start(struct tiering_pool *tp, char *err, size_t err_len);
+
 static void tiering_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
 			 void *ctx)
 {
 	struct tiering_pool *tp = ctx;
-	char note[TIERING_MESSAGE_MAX];
+	char note[TIERING_MESSAGE_MAX], why[POOL_ERR_MAX];
 
 	(void)p;
 	(void)moved;
+	/* A phase that ended as planned hands over to the next; any other end is the run's. */
+	if (r == 0 && !failed && tp->phase + 1 < TIERING_PHASES) {
+		tp->phase++;
+		r = tiering_phase_start(tp, why, sizeof(why));
+		if (r == 0)
+			return;
+		if (r < 0) {
+			tiering_run_end(tp, TIERING_FAILED, why);
+			return;
+		}
+		r = 0;
+	}
 	if (r == 0 && failed)
 		err = "some extents could not move (device errors, see the log)";
 	tiering_run_end(tp, run_results[job_result_of(r, failed)],
 			r == 0 && !failed ? tiering_run_note(tp, false, note, sizeof(note)) : err);
+}
+
+/*
+ * The run's phase tp->phase, or the first after it with moves: 0 when a job
+ * started, 1 when none is left, or the job engine's error with err set.
+ */
+static int tiering_phase_start(struct tiering_pool *tp, char *err, size_t err_len)
+{
+	struct pool *p = tp->p;
+	struct ev_loop *loop = tp->ts->loop;
+	long long id = (long long)tp->run.id;
+	char what[80];
+	int r;
+
+	for (; tp->phase < TIERING_PHASES; tp->phase++) {
+		if (tp->phase == TIERING_PIECES_HOME && tp->pieces.nr_home) {
+			snprintf(what, sizeof(what), "tiering run %lld: pieces home", id);
+			r = job_move_piece_list(p, loop, tp->pieces.home, tp->pieces.nr_home, false,
+						&tp->limits, what, &tp->run.moved, tiering_progress,
+						tiering_done, tp, err, err_len);
+		} else if (tp->phase == TIERING_WHOLE && tp->nr_moves) {
+			snprintf(what, sizeof(what), "tiering run %lld", id);
+			r = job_move_list(p, loop, tp->moves, tp->nr_moves, &tp->limits, what,
+					  &tp->run.moved, tiering_progress, tiering_done, tp, err,
+					  err_len);
+		} else if (tp->phase == TIERING_PIECES_OUT && tp->pieces.nr_out) {
+			snprintf(what, sizeof(what), "tiering run %lld: pieces out", id);
+			r = job_move_piece_list(p, loop, tp->pieces.out, tp->pieces.nr_out, true,
+						&tp->limits, what, &tp->run.moved, tiering_progress,
+						tiering_done, tp, err, err_len);
+		} else {
+			continue;
+		}
+		/* A pause asked for while an earlier phase ran holds this one too. */
+		if (r == 0 && tp->cfg.paused)
+			job_pause(p, true);
+		return r;
+	}
+	return 1;
 }
 
 int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger trigger,
@@ -319,9 +413,11 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 		      size_t err_len)
 {
 	struct job_limits limits = { 0 };
+	struct tiering_piece_plan pieces;
 	struct tiering_pool *tp;
 	struct plan plan = { 0 };
-	char what[64], note[TIERING_MESSAGE_MAX];
+	char note[TIERING_MESSAGE_MAX];
+	bool nothing;
 	struct tiering_table table;
 	struct policy pol;
 	struct state_run *run;
@@ -336,14 +432,16 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 		return errbuf_fail(-EAGAIN, err, err_len,
 				   "tiering of pool %s is paused; `tierctl tier resume %s` first",
 				   pool_name(p), pool_name(p));
-	r = tiering_plan_now(tp, trigger, &pol, &plan, &table, err, err_len);
+	r = tiering_plan_now(tp, trigger, &pol, &plan, &table, &pieces, err, err_len);
 	if (r < 0)
 		return r;
 	tp->table_passed_over = plan.table_skipped;
 	tp->table = table;
+	nothing = plan.nr == 0 && !pieces.nr_home && !pieces.nr_out;
 	/* An auto pass that finds nothing to do is not worth a row. */
-	if (plan.nr == 0 && trigger == TIERING_AUTO) {
+	if (nothing && trigger == TIERING_AUTO) {
 		plan_destroy(&plan);
+		tiering_piece_plan_destroy(&pieces);
 		return errbuf_fail(-EALREADY, err, err_len, "nothing to move");
 	}
 	tp->auto_full = trigger == TIERING_AUTO && plan.budget_exhausted;
@@ -359,20 +457,24 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	if (r < 0) {
 		tp->auto_full = false;
 		plan_destroy(&plan);
+		tiering_piece_plan_destroy(&pieces);
 		return errbuf_fail(r, err, err_len, "cannot record the run: %s",
 				   state_last_error(ts->st));
 	}
 	tp->last_start = run->started;
 	if (state_runs_prune(ts->st, pool_state_id(p), TIERING_RUNS_KEPT) < 0)
 		log_pool_warn(pool_name(p), "cannot forget old runs: %s", state_last_error(ts->st));
-	if (plan.nr == 0) {
+	if (nothing) {
 		plan_destroy(&plan);
+		tiering_piece_plan_destroy(&pieces);
 		tp->running = 1;
 		tiering_run_end(tp, TIERING_DONE, tiering_run_note(tp, true, note, sizeof(note)));
 		*run_out = *run;
 		return 1;
 	}
-	tp->moves = calloc(plan.nr, sizeof(*tp->moves));
+	/* The run owns the pieces' lists from here; its end frees them. */
+	tp->pieces = pieces;
+	tp->moves = calloc(plan.nr + 1, sizeof(*tp->moves));
 	if (!tp->moves) {
 		plan_destroy(&plan);
 		tp->running = 1;
@@ -391,19 +493,26 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	/* A scheduled run stops where its window closes; one asked for now does not. */
 	if (trigger != TIERING_ON_DEMAND && tp->sched.has_window)
 		limits.deadline = schedule_window_end(&tp->sched, run->started);
-	snprintf(what, sizeof(what), "tiering run %lld", (long long)run->id);
+	tp->limits = limits;
+	tp->phase = TIERING_PIECES_HOME;
 	tp->running = 1;
 	tp->notify = notify;
 	tp->notify_ctx = ctx;
-	r = job_move_list(p, ts->loop, tp->moves, tp->nr_moves, &limits, what, &run->moved,
-			  tiering_progress, tiering_done, tp, err, err_len);
+	r = tiering_phase_start(tp, err, err_len);
 	if (r < 0) {
 		tp->notify = NULL;
 		tiering_run_end(tp, TIERING_FAILED, err);
 		return r;
 	}
-	log_run_info(pool_name(p), run->id, "tiering run %lld (%s, policy %s) started: %zu moves",
-		     (long long)run->id, tiering_trigger_name(trigger), pol.name, tp->nr_moves);
+	if (tp->pieces.piece_bytes)
+		log_run_info(pool_name(p), run->id, "tiering run %lld (%s, policy %s) started:"
+			     " %zu pieces home, %zu moves of extents, %zu pieces out",
+			     (long long)run->id, tiering_trigger_name(trigger), pol.name,
+			     tp->pieces.nr_home, tp->nr_moves, tp->pieces.nr_out);
+	else
+		log_run_info(pool_name(p), run->id, "tiering run %lld (%s, policy %s) started:"
+			     " %zu moves", (long long)run->id, tiering_trigger_name(trigger),
+			     pol.name, tp->nr_moves);
 	*run_out = *run;
 	return 0;
 }

@@ -19,6 +19,16 @@
 
 #define TIERING_MAX_DIRS 4
 
+/* A run's pieces (pieces.c): brought home first, sent out last. */
+struct tiering_piece_plan {
+	struct job_piece_req *home, *out;
+	size_t nr_home, nr_out;
+	uint64_t piece_bytes; /* 0: the plan has no pieces (the whole planner's) */
+};
+
+/* A run's jobs, one after another: only a run with pieces has more than the whole moves. */
+enum tiering_phase { TIERING_PIECES_HOME, TIERING_WHOLE, TIERING_PIECES_OUT, TIERING_PHASES };
+
 struct tiering_pool {
 	struct tiering_pool *next;
 	struct tierings *ts;
@@ -40,6 +50,10 @@ struct tiering_pool {
 	uint64_t started_ns; /* the run's start on the monotonic clock, for its rate */
 	struct job_move_req *moves;
 	size_t nr_moves;
+	/* With pieces: the run's pieces home before its whole moves, and out after them. */
+	struct tiering_piece_plan pieces;
+	int phase; /* the run's phase under way (enum tiering_phase) */
+	struct job_limits limits; /* every phase's */
 	/* The run is auto's and its budget cut its plan short: more waits. */
 	bool auto_full;
 	/* A full auto run ended: the next plan comes at once, not an interval on. */
@@ -73,6 +87,20 @@ void tiering_fill_schedule(const struct tiering_pool *tp, int64_t now,
 			   struct tiering_schedule_report *out);
 /* Under schedule auto: the next plan in a second (in the window), not an interval on. */
 void tiering_plan_again_soon(struct tiering_pool *tp);
+
+/* ---- pieces.c ---- */
+
+/* Whether runs under pol place pieces: a heat policy on a pool that watches them. */
+bool tiering_pieces_apply(const struct tiering_pool *tp, const struct policy *pol);
+/*
+ * The plan of whole moves into plan, and the pieces' moves into out, within
+ * max_bytes (0: no limit). 1 when the pool has no pieces to place after all
+ * (both left empty), else 0 or -ENOMEM, -EINVAL (from the ranking).
+ */
+int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64_t max_bytes,
+		       struct plan *plan, struct tiering_piece_plan *out);
+/* Accepts NULL and a zeroed or already destroyed one. */
+void tiering_piece_plan_destroy(struct tiering_piece_plan *pp);
 
 /* ---- policies.c ---- */
 

@@ -139,8 +139,9 @@ void tiering_pins_report_destroy(struct tiering_pins_report *r);
 struct tiering_plan_move {
 	uint32_t extent;
 	uint64_t offset; /* bytes of the volume */
-	double heat;
+	double heat;     /* the extent's, a piece's too */
 	bool to_ssd;
+	int32_t piece;   /* the piece of the extent that moves; -1: the whole extent */
 };
 
 /* The volume's table when a plan was made: its targets and their limit (0: none). */
@@ -155,6 +156,8 @@ struct tiering_plan_report {
 	uint64_t moves_total;
 	struct tiering_table table;
 	uint64_t table_passed_over; /* extents the table's limit kept out of the plan */
+	/* With pieces placed (piece_bytes > 0): those the plan brings home and sends out. */
+	uint64_t pieces_home, pieces_out, piece_bytes;
 	struct tiering_plan_move *moves; /* the first moves of the plan, at most the limit asked */
 	size_t nr_moves;
 };

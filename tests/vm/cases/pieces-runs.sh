@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Tiering runs place pieces (tierd --piece-heat, a heat policy): whole
+# extents and the hot pieces of others ranked together for the SSD's room.
+# Extents read at random all over go whole; two extents whose I/O sits on
+# a few 4 KiB blocks send those pieces out. The dry run lists the moves
+# a run then makes; a second plan moves nothing (what is in place stays),
+# nor one after a restart has forgotten the pieces' weights; a pin to the
+# HDD brings an extent's pieces home in the next run. The
+# volume's data is compared after every run and a restart.
+. "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
+
+hdd=$(vm_loop_create 64M)
+ssd=$(vm_loop_create 34M)
+P=16384
+
+step "a pool with a small SSD tier, then pieces watched"
+tierd_start --sample-interval 1
+tierctl_ok pool create tank --hdd "$hdd" >/dev/null
+tierctl_ok tier attach tank --ssd "$ssd" --no-grow >/dev/null
+vol=/dev/mapper/tank
+E=$(pool_field tank .extent_size_bytes)
+ssd_pe=$(pool_field tank '.tiers[] | select(.class == "ssd") | .total_extents')
+echo "extents of $E bytes; $ssd_pe on the SSD"
+# Room for six extents beside the swap reserve of two: the ranking's room
+# is five (one container's worth is kept for the fill of containers), less
+# than the six hot extents whole.
+assert_eq "SSD extents" 8 "$ssd_pe"
+# Written before pieces are watched: the volume's every piece would
+# otherwise weigh a write (their weights are not kept over a restart).
+vm_fill_random $vol
+tierd_stop TERM
+tierd_start --sample-interval 1 --piece-heat
+wait_until 20 "the pool active" test -e $vol
+
+step "random reads all over extents 8-11, hot blocks in extents 5 and 12"
+hot_block() { # EXTENT PIECE COUNT
+	local i
+	for i in $(seq "$3"); do
+		dd if=$vol of=/dev/null bs=4096 count=1 skip=$((($1 * E + $2 * P) / 4096)) \
+			iflag=direct status=none
+	done
+}
+pids=()
+hot_block 5 10 150 & pids+=($!)
+hot_block 5 200 150 & pids+=($!)
+hot_block 12 7 150 & pids+=($!)
+fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$((8 * E)) \
+	--size=$((4 * E)) --number_ios=6000 --randrepeat=0 --output=/dev/null
+wait "${pids[@]}"
+held() { "$TIERCTL" heat tank --top 10 --json | jq -r ".heat.extents[] | select(.extent == $1) | .pieces.holding_90_percent // empty"; }
+seen() { [ -n "$(held 5)" ] && [ -n "$(held 12)" ] && [ -n "$(held 9)" ]; }
+wait_until 30 "the pieces of extents 5, 9 and 12 in the heat" seen
+"$TIERCTL" heat tank --top 5
+
+step "the plan: extents 8-11 whole, the hot pieces of 5 and 12"
+"$TIERCTL" tier now tank --dry-run
+plan=$("$TIERCTL" tier now tank --dry-run --json)
+json_save plan tier now tank --dry-run
+moves=$(jq -r '[.plan.moves[] | "\(.extent)\(if .piece then ":\(.piece)" else "" end)>\(.to)"] | join(" ")' <<<"$plan")
+assert_eq "planned moves" "8>ssd 9>ssd 10>ssd 11>ssd 5:10>ssd 5:200>ssd 12:7>ssd" "$moves"
+assert_eq "pieces out, home, their size" "3 0 $P" \
+	"$(jq -r '.plan | "\(.pieces_out) \(.pieces_home) \(.piece_bytes)"' <<<"$plan")"
+assert_eq "promoted bytes" $((4 * E + 3 * P)) "$(jq .plan.promoted_bytes <<<"$plan")"
+
+step "tier now moves them"
+tierctl_ok tier now tank --wait >/dev/null
+run=$("$TIERCTL" runs tank --limit 1 --json | jq -c '.runs[0]')
+echo "$run"
+assert_eq "run result" done "$(jq -r .result <<<"$run")"
+assert_eq "run: extents promoted, bytes" "4 $((4 * E + 3 * P))" \
+	"$(jq -r '"\(.promoted_extents) \(.promoted_bytes)"' <<<"$run")"
+assert_eq "pool show's pieces" '{"pieces":3,"split_extents":2,"containers":1}' \
+	"$(pool_field tank '.pieces | {pieces, split_extents, containers}' | jq -c .)"
+assert_eq "extent 9 on the SSD" ssd "$(pool_tier_at tank $((9 * E + E / 2)))"
+assert_eq "piece 200 of extent 5 out" ssd "$(pool_tier_at tank $((5 * E + 200 * P)))"
+assert_eq "piece 201 of extent 5 at home" hdd "$(pool_tier_at tank $((5 * E + 201 * P)))"
+
+step "a second plan leaves everything where it is"
+planned() { "$TIERCTL" tier now tank --dry-run --json | jq -r '.plan | "\(.planned_extents) \(.pieces_out) \(.pieces_home)"'; }
+hot_block 5 10 20
+assert_eq "moves planned" "0 0 0" "$(planned)"
+
+step "after a restart too, with the pieces' weights forgotten"
+# They start again; until they come back, the pieces out are taken to hold
+# their extents' heat: nothing comes home for want of them.
+tierd_stop TERM
+tierd_start --sample-interval 1 --piece-heat
+wait_until 20 "the pool active" test -e $vol
+assert_eq "moves planned" "0 0 0" "$(planned)"
+vm_drop_caches
+assert_eq "the volume's data after the run" "$want" "$(vm_digest $vol)"
+
+step "a pin to the HDD brings extent 5's pieces home in the next run"
+# The read of the whole volume above weighed every piece: the room left
+# may now go to pieces of extent 12 too, after the pieces home.
+tierctl_ok pin tank $((5 * E)) $E --tier hdd >/dev/null
+moves=$("$TIERCTL" tier now tank --dry-run --json |
+	jq -r '[.plan.moves[] | "\(.extent)\(if .piece then ":\(.piece)" else "" end)>\(.to)"] | join(" ")')
+echo "planned: $moves"
+[[ "$moves" == "5:10>hdd 5:200>hdd"* ]] || fail "the plan does not bring extent 5's pieces home first: $moves"
+tierctl_ok tier now tank --wait >/dev/null
+for k in 10 200; do
+	assert_eq "piece $k of extent 5 at home" hdd "$(pool_tier_at tank $((5 * E + k * P)))"
+done
+assert_eq "piece 7 of extent 12 out" ssd "$(pool_tier_at tank $((12 * E + 7 * P)))"
+vm_drop_caches
+assert_eq "the volume's data after the second run" "$want" "$(vm_digest $vol)"
+json_save pool pool show tank
+
+step "a restart"
+tierd_stop TERM
+tierd_start --sample-interval 1 --piece-heat
+wait_until 20 "the pool active" test -e $vol
+assert_eq "piece 7 of extent 12 out after a restart" ssd "$(pool_tier_at tank $((12 * E + 7 * P)))"
+vm_drop_caches
+assert_eq "the volume's data after a restart" "$want" "$(vm_digest $vol)"
+json_check
+tierd_stop TERM
+echo "pieces-runs: ok"
