@@ -25,6 +25,8 @@
 # kernel's cache for scattered hot blocks with finer placement. "auto" is
 # not in the whole run either: tierd with schedule auto instead of a
 # tier now, WARM_AUTO seconds from cold (TIERD_BENCH_WARM_AUTO, 90).
+# TIERD_BENCH_PIECE_HEAT=1 starts tierd with --piece-heat: its runs place
+# pieces of extents.
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -380,8 +382,11 @@ warm_fixed() {
 # ---- tierd -----------------------------------------------------------------
 
 tierd_up() {
+	local pieces=()
+
+	[ "${TIERD_BENCH_PIECE_HEAT:-0}" = 1 ] && pieces=(--piece-heat)
 	"$tierd" --state-dir "$work/state" --socket "$TIERD_SOCKET" --sample-interval 1 \
-		--policy-dir "$TIERD_SOURCE_DIR/policies" 2>>"$out/tierd.log" &
+		--policy-dir "$TIERD_SOURCE_DIR/policies" "${pieces[@]}" 2>>"$out/tierd.log" &
 	tierd_pid=$!
 	local i
 	for i in $(seq 100); do "$tierctl" pool list >/dev/null 2>&1 && return 0; sleep 0.1; done
@@ -675,7 +680,7 @@ start=$(date +%s)
 	echo "host_cpus	$(nproc)"
 	echo "host_kernel	$(uname -r)"
 	echo "qemu	$(qemu-system-x86_64 --version | head -n1)"
-	echo "command	tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
+	echo "command	${TIERD_BENCH_PIECE_HEAT:+TIERD_BENCH_PIECE_HEAT=$TIERD_BENCH_PIECE_HEAT }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
 	echo "date	$(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$out/host.tsv"
 # The host's load during the run (the VM competes with it for CPU).
