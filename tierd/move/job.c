@@ -190,6 +190,15 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		pool_close_devices(p);
 	pool_set_job(p, NULL, NULL);
 	job->done(p, r, msg, job->moved, job->failed, job->ctx);
+	/* A run's next phase took over from done: who follows the run follows it to the end. */
+	if (p->job && p->job != job && watchers) {
+		struct job_watcher **tail = &p->job->watchers;
+
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = watchers;
+		watchers = NULL;
+	}
 	end = (struct job_end){ .result = job_result_of(r, job->failed), .r = r, .message = msg };
 	for (; watchers; watchers = next) {
 		next = watchers->next;
@@ -202,6 +211,8 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 }
 
 static void job_next(struct pool_job *job);
+
+_Static_assert(JOB_PIECE_BATCH <= MIGRATE_BATCH_MAX, "a batch of pieces is one migration batch");
 
 static void job_wait(struct pool_job *job, const char *why, double seconds)
 {
@@ -576,7 +587,7 @@ static void job_next(struct pool_job *job)
 		max = JOB_BATCH;
 	job->waiting = "";
 	if (job->piece_job) {
-		job_pieces_next(job, max);
+		job_pieces_next(job, max * JOB_PIECES_PER_EXTENT);
 		return;
 	}
 	job_reserves(job, reserve);
@@ -818,11 +829,11 @@ static int job_piece_home_hdd(const struct pool *p, uint32_t le, char *err, size
 							     "on the SSD tier already");
 }
 
-/* A job of nr pieces of ppe to an extent, started; the caller has checked them. */
-static struct pool_job *job_pieces_start(struct pool *p, struct ev_loop *loop, uint32_t ppe,
-					 size_t nr, bool to_ssd, const struct job_limits *limits,
-					 job_progress_fn progress, job_done_fn done, void *ctx,
-					 char *err, size_t err_len)
+/* A job (*out) of nr pieces of ppe to an extent, not started; the caller has checked them. */
+static int job_pieces_new(struct pool *p, struct ev_loop *loop, enum job_kind kind, uint32_t ppe,
+			  size_t nr, bool to_ssd, const struct job_limits *limits,
+			  job_progress_fn progress, job_done_fn done, void *ctx,
+			  struct pool_job **out, char *err, size_t err_len)
 {
 	struct piecemap *pm = &p->sp.pieces;
 	struct pool_job *job;
@@ -834,18 +845,14 @@ static struct pool_job *job_pieces_start(struct pool *p, struct ev_loop *loop, u
 		uint64_t changes = pm->changes;
 
 		r = piecemap_init(pm, ppe);
-		if (r < 0) {
-			errbuf_fail(r, err, err_len, "pool %s: cannot split its extents: %s",
-				    p->sp.meta.name, strerror(-r));
-			return NULL;
-		}
+		if (r < 0)
+			return errbuf_fail(r, err, err_len, "pool %s: cannot split its extents: %s",
+					   p->sp.meta.name, strerror(-r));
 		pm->changes = changes + 1;
 	}
-	job = job_new(p, loop, JOB_KIND_MOVE, progress, done, ctx);
-	if (!job) {
-		errbuf_fail(-ENOMEM, err, err_len, "out of memory");
-		return NULL;
-	}
+	job = job_new(p, loop, kind, progress, done, ctx);
+	if (!job)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
 	job->piece_job = true;
 	job->piece_to_ssd = to_ssd;
 	job->piece_bytes = p->sp.meta.extent_size / ppe;
@@ -857,7 +864,8 @@ static struct pool_job *job_pieces_start(struct pool *p, struct ev_loop *loop, u
 		p->dm_minor = info.minor;
 	}
 	job->load_ok = devload_read(p->dm_major, p->dm_minor, &job->load) == 0;
-	return job;
+	*out = job;
+	return 0;
 }
 
 int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
@@ -886,10 +894,10 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 		if (r < 0)
 			return r;
 	}
-	job = job_pieces_start(p, loop, ppe, (size_t)count * piece_count, to_ssd, limits, progress,
-			       done, ctx, err, err_len);
-	if (!job)
-		return -ENOMEM;
+	r = job_pieces_new(p, loop, JOB_KIND_MOVE, ppe, (size_t)count * piece_count, to_ssd, limits,
+			   progress, done, ctx, &job, err, err_len);
+	if (r < 0)
+		return r;
 	job->piece_le = first;
 	job->piece_first = piece_first;
 	job->piece_count = piece_count;
@@ -931,15 +939,16 @@ int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_p
 		if (r < 0)
 			return r;
 	}
-	list = malloc((nr + 1) * sizeof(*list));
+	list = reallocarray(NULL, nr + 1, sizeof(*list));
 	if (!list)
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
 	memcpy(list, req, nr * sizeof(*list));
-	job = job_pieces_start(p, loop, ppe, nr, to_ssd, limits, progress, done, ctx, err,
-			       err_len);
-	if (!job) {
+	/* Only a run moves lists of pieces: its phases are the run's job to whoever follows it. */
+	r = job_pieces_new(p, loop, JOB_KIND_RUN, ppe, nr, to_ssd, limits, progress, done, ctx,
+			   &job, err, err_len);
+	if (r < 0) {
 		free(list);
-		return -ENOMEM;
+		return r;
 	}
 	job->piece_list = list;
 	job->moved_out = moved;

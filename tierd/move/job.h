@@ -69,8 +69,8 @@ struct job_piece_req {
 
 /*
  * Move the pieces listed, in their order, all to the SSD tier (to_ssd) or
- * all home, as job_move_pieces() does; moved (may be NULL) counts their
- * bytes as it goes (not as extents). -EINVAL for a piece past the pool's or,
+ * all home, as job_move_pieces() does, as a job of a tiering run's kind;
+ * moved (may be NULL) counts their bytes as it goes (not as extents). -EINVAL for a piece past the pool's or,
  * to the SSD, of an extent not at home on the HDD tier.
  */
 int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_piece_req *req,
@@ -162,6 +162,13 @@ int job_abort(struct pool *p, job_watch_fn fn, void *ctx);
 
 /* Extents per table swap: more copy at once, but a longer commit while suspended. */
 #define JOB_BATCH 16
+/*
+ * Pieces a batch may take for each extent it may: a batch costs its table
+ * swap and commit more than its bytes, and four 16 KiB pieces are far less
+ * to copy than one extent (a batch is at most MIGRATE_BATCH_MAX moves).
+ */
+#define JOB_PIECES_PER_EXTENT 4
+#define JOB_PIECE_BATCH (JOB_BATCH * JOB_PIECES_PER_EXTENT)
 
 struct job_report_move {
 	uint32_t le;
@@ -185,7 +192,7 @@ struct job_report {
 	/* Why no batch runs now: "" (one does or will), "paused", "rate", "busy", "idle". */
 	const char *waiting;
 	size_t nr_batch;          /* the batch in flight */
-	struct job_report_move batch[JOB_BATCH];
+	struct job_report_move batch[JOB_PIECE_BATCH];
 	uint64_t batch_regions_copied, batch_regions;
 };
 

@@ -951,8 +951,9 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	int r;
 
 	/* A batch that does not start releases what the caller reserved for it. */
-	if (nr == 0 || nr > MIGRATE_BATCH_MAX)
-		return -EINVAL; /* not the caller's items: nothing of ours to release */
+	if (nr == 0 || nr > MIGRATE_BATCH_MAX) /* not the caller's items: nothing of ours to release */
+		return errbuf_fail(-EINVAL, err, err_len, "a batch of %zu moves (1 to %d)", nr,
+				   MIGRATE_BATCH_MAX);
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		release_items(p, items, nr);

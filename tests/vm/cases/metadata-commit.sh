@@ -150,7 +150,7 @@ move_filled() {
 		"$(filled | tail -n +$((before + 1)) | sed -n 's/.* into \([0-9]*\) KiB .*/\1/p' | xargs)"
 }
 # move FIRST COUNT --tier TIER [--pieces RANGE]: one batch per 16 extents
-# (or pieces); each batch's commit writes a small part of a whole
+# (or 64 pieces); each batch's commit writes a small part of a whole
 # generation. A commit of pieces (which follow the map in the record, and
 # change its length) writes block 0, the blocks from the map's last one to
 # the record's end, and the blocks the slot it overwrites missed: a few a

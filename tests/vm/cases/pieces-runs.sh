@@ -76,6 +76,12 @@ assert_eq "extent 9 on the SSD" ssd "$(pool_tier_at tank $((9 * E + E / 2)))"
 assert_eq "piece 200 of extent 5 out" ssd "$(pool_tier_at tank $((5 * E + 200 * P)))"
 assert_eq "piece 201 of extent 5 at home" hdd "$(pool_tier_at tank $((5 * E + 201 * P)))"
 
+step "a move of 100 pieces, in batches of 64 and their progress reports"
+tierctl_ok extent move tank 7 --tier ssd --pieces 0-99 >/dev/null
+assert_eq "pieces out" 103 "$(pool_field tank .pieces.pieces)"
+tierctl_ok extent move tank 7 --tier hdd --pieces all >/dev/null
+assert_eq "pieces out after extent 7's came home" 3 "$(pool_field tank .pieces.pieces)"
+
 step "a second plan leaves everything where it is"
 planned() { "$TIERCTL" tier now tank --dry-run --json | jq -r '.plan | "\(.planned_extents) \(.pieces_out) \(.pieces_home)"'; }
 hot_block 5 10 20
