@@ -255,7 +255,7 @@ static int pp_valid(const struct pieceplan_input *in)
 	for (uint32_t i = 0; i < in->nr; i++) {
 		const struct pieceplan_extent *x = &in->ext[i];
 
-		if (!isfinite(x->heat) || x->heat < 0)
+		if (!isfinite(x->heat) || x->heat < 0 || (x->pin_ssd && x->pin_hdd))
 			return 0;
 		if (i && x->le <= in->ext[i - 1].le)
 			return 0;
@@ -470,10 +470,10 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 	for (uint32_t i = 0; i < in->nr; i++) {
 		struct pp_ext *e = &c.e[i];
 
-		e->heat = in->ext[i].heat;
+		out->heat_total += in->ext[i].heat;
+		e->heat = in->ext[i].pin_hdd ? 0 : in->ext[i].heat;
 		e->whole_worth = e->heat * (in->ext[i].whole_ssd ? 1 + in->hysteresis : 1);
 		e->top = e->whole_worth;
-		out->heat_total += e->heat;
 		if (in->ext[i].pin_ssd) {
 			/* Pins first, lowest le first, while they fit. */
 			e->fixed = c.room >= c.ppe;
@@ -575,27 +575,32 @@ static bool pp_holds(const uint16_t *v, uint32_t n, uint16_t x)
 
 enum pp_phase { PP_PIECES_HOME, PP_WHOLE_HOME, PP_WHOLE_IN, PP_PIECES_OUT, PP_PHASES };
 
-/* Extent i's moves of one phase; ch: its choice in the plan, or NULL. */
+/*
+ * Extent i's moves of one phase; ch: its choice in the plan, or NULL;
+ * keep_whole, keep_pieces: it stays whole on the SSD, or that many of the
+ * pieces out the plan does not want stay out (the first ones), in room the
+ * plan leaves.
+ */
 static int pp_moves_of(const struct pieceplan_input *in, const struct pieceplan *pp, uint32_t i,
-		       const struct pieceplan_choice *ch, enum pp_phase phase,
-		       struct pieceplan_moves *m, size_t *cap)
+		       const struct pieceplan_choice *ch, bool keep_whole, uint32_t keep_pieces,
+		       enum pp_phase phase, struct pieceplan_moves *m, size_t *cap)
 {
 	const struct pieceplan_extent *x = &in->ext[i];
 	bool want_whole = ch && !ch->nr_pieces;
-	const uint16_t *want = ch ? pp->pieces + ch->first : NULL;
+	const uint16_t *want = ch && ch->nr_pieces ? pp->pieces + ch->first : NULL;
 	uint32_t nr_want = ch ? ch->nr_pieces : 0;
 	int r = 0;
 
 	switch (phase) {
 	case PP_PIECES_HOME:
 		for (uint32_t j = 0; r == 0 && j < x->nr_out; j++)
-			if (!pp_holds(want, nr_want, x->out[j])) {
+			if (!pp_holds(want, nr_want, x->out[j]) && !(keep_pieces && keep_pieces--)) {
 				r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, x->out[j], 0, 0 });
 				m->pieces_home++;
 			}
 		break;
 	case PP_WHOLE_HOME:
-		if (x->whole_ssd && !want_whole && !x->pin_ssd) {
+		if (x->whole_ssd && !want_whole && !x->pin_ssd && !keep_whole) {
 			r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, 0, 1, 0 });
 			m->whole_out++;
 		}
@@ -618,10 +623,50 @@ static int pp_moves_of(const struct pieceplan_input *in, const struct pieceplan 
 	return r;
 }
 
+/*
+ * What stays though the plan does not choose it, in the room and piece
+ * budget the plan leaves: heat 0 ranks for nothing, and moving it home
+ * would free room nothing needs.  Whole extents first (a move of theirs is
+ * an extent's copy), then pieces, in the order of the input.
+ */
+static void pp_keep(const struct pieceplan_input *in, const struct pieceplan *pp,
+		    const struct pieceplan_choice *const *of, bool *keep_whole,
+		    uint32_t *keep_pieces)
+{
+	uint64_t left = in->room > pp->room_used ? in->room - pp->room_used : 0;
+	uint64_t pieces_left = in->max_pieces > pp->nr_pieces ? in->max_pieces - pp->nr_pieces : 0;
+	uint32_t ppe = in->pieces_per_extent;
+
+	for (uint32_t i = 0; i < in->nr; i++)
+		if (in->ext[i].whole_ssd && !in->ext[i].pin_ssd && !in->ext[i].pin_hdd && !of[i] &&
+		    left >= ppe) {
+			keep_whole[i] = true;
+			left -= ppe;
+		}
+	for (uint32_t i = 0; i < in->nr && left && pieces_left; i++) {
+		const struct pieceplan_extent *x = &in->ext[i];
+		const struct pieceplan_choice *ch = of[i];
+		uint32_t unwanted;
+
+		if (!x->nr_out || x->pin_hdd || (ch && !ch->nr_pieces))
+			continue; /* none out, or all come home for a pin or a whole move */
+		unwanted = x->nr_out;
+		for (uint32_t j = 0; ch && j < x->nr_out; j++)
+			unwanted -= pp_holds(pp->pieces + ch->first, ch->nr_pieces, x->out[j]);
+		keep_pieces[i] = (uint32_t)(unwanted < left ? unwanted : left);
+		if (keep_pieces[i] > pieces_left)
+			keep_pieces[i] = (uint32_t)pieces_left;
+		left -= keep_pieces[i];
+		pieces_left -= keep_pieces[i];
+	}
+}
+
 int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp,
 		    struct pieceplan_moves *out)
 {
 	const struct pieceplan_choice **of = NULL;
+	uint32_t *keep_pieces = NULL;
+	bool *keep_whole = NULL;
 	size_t cap = 0, c = 0;
 	int r = -EINVAL;
 
@@ -655,12 +700,21 @@ int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp
 	}
 	if (c < pp->nr_choices)
 		goto out;
+	r = -ENOMEM;
+	keep_whole = calloc(in->nr ? in->nr : 1, sizeof(*keep_whole));
+	keep_pieces = calloc(in->nr ? in->nr : 1, sizeof(*keep_pieces));
+	if (!keep_whole || !keep_pieces)
+		goto out;
+	pp_keep(in, pp, of, keep_whole, keep_pieces);
 	r = 0;
 	for (int phase = 0; r == 0 && phase < PP_PHASES; phase++)
 		for (uint32_t i = 0; r == 0 && i < in->nr; i++)
-			r = pp_moves_of(in, pp, i, of[i], (enum pp_phase)phase, out, &cap);
+			r = pp_moves_of(in, pp, i, of[i], keep_whole[i], keep_pieces[i],
+					(enum pp_phase)phase, out, &cap);
 out:
 	free(of);
+	free(keep_whole);
+	free(keep_pieces);
 	if (r < 0)
 		pieceplan_moves_destroy(out);
 	return r;

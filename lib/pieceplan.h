@@ -42,6 +42,7 @@ struct pieceplan_extent {
 	uint32_t le;
 	double heat;     /* finite, >= 0 */
 	bool pin_ssd;    /* must be on the SSD whole: placed first, whatever its heat */
+	bool pin_hdd;    /* must be at home whole: placed nowhere, nothing of it kept */
 	/*
 	 * Where it is now, for the hysteresis and for pieceplan_moves(): whole
 	 * on the SSD, or at home on the HDD with out[0..nr_out) of its pieces
@@ -99,7 +100,9 @@ struct pieceplan {
 /*
  * The placement.  -EINVAL for NULL pointers, pieces_per_extent not a power
  * of two from 2 to 65536, extents not by increasing le, heat negative or
- * not finite, or shares that are negative or not finite; -ENOMEM.  Pinned
+ * not finite, an extent pinned to both tiers, pieces out invalid (see
+ * pieceplan_moves()), hysteresis negative or not finite, or shares that
+ * are negative or not finite; -ENOMEM.  Pinned
  * extents that do not fit the room are left out, lowest le first kept.
  * On error *out is empty.
  */
@@ -123,7 +126,10 @@ struct pieceplan_moves {
 
 /*
  * The moves that take the extents of in (as they are now) to pp, chosen
- * from in by pieceplan_select(), in the order they can run: pieces home
+ * from in by pieceplan_select(), in the order they can run.  What is on the
+ * SSD and not chosen (heat 0 ranks for nothing) stays while the room and
+ * the piece budget the plan leaves hold it: whole extents first, then
+ * pieces; only what the room needs goes home.  The order: pieces home
  * first (those the plan drops, and all of an extent that is to go whole:
  * a split extent moves whole only when none of its pieces is out), whole
  * extents to the HDD, whole extents to the SSD, pieces out.  Each step

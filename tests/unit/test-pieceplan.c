@@ -472,6 +472,61 @@ static void test_moves_order(void)
 	pieceplan_destroy(&pp);
 }
 
+/* Cold data on the SSD stays while the room the plan leaves holds it. */
+static void test_moves_keep_cold(void)
+{
+	static const uint16_t out[] = { 1, 2 };
+	struct pieceplan_extent ext[3];
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	ext[0] = (struct pieceplan_extent){ .le = 0, .heat = 0, .whole_ssd = true };
+	ext[1] = (struct pieceplan_extent){ .le = 10, .heat = 0, .nr_out = 2, .out = out };
+	ext[2] = (struct pieceplan_extent){ .le = 20, .heat = 1 };
+	in = input(ext, 3, NULL, 3 * PPE + 2, 100);
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.nr, 1);
+	CHECK_MOVE(m, 0, 20, 0, 1, 1);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+
+	/* Room for the hot extent and one slot more: one piece stays. */
+	in.room = PPE + 1;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.nr, 3);
+	CHECK_MOVE(m, 0, 10, 2, 0, 0);
+	CHECK_MOVE(m, 1, 0, 0, 1, 0);
+	CHECK_MOVE(m, 2, 20, 0, 1, 1);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+
+	/* A pin to the HDD: nothing of the extent stays, whatever its heat. */
+	ext[0].pin_hdd = ext[1].pin_hdd = true;
+	ext[0].heat = ext[1].heat = 5;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.nr, 4);
+	CHECK_MOVE(m, 0, 10, 1, 0, 0);
+	CHECK_MOVE(m, 1, 10, 2, 0, 0);
+	CHECK_MOVE(m, 2, 0, 0, 1, 0);
+	CHECK_MOVE(m, 3, 20, 0, 1, 1);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+	ext[0].pin_hdd = ext[1].pin_hdd = false;
+	ext[0].heat = ext[1].heat = 0;
+
+	/* No piece budget left: the pieces come home. */
+	in.room = 3 * PPE + 2;
+	in.max_pieces = 0;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.nr, 3);
+	CHECK_MOVE(m, 0, 10, 1, 0, 0);
+	CHECK_MOVE(m, 1, 10, 2, 0, 0);
+	CHECK_MOVE(m, 2, 20, 0, 1, 1);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+}
+
 static void test_moves_invalid(void)
 {
 	static const uint16_t unsorted[] = { 2, 1 }, past[] = { PPE };
@@ -521,6 +576,7 @@ int main(void)
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
 	test_moves_order();
+	test_moves_keep_cold();
 	test_moves_invalid();
 	return 0;
 }

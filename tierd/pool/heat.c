@@ -925,15 +925,18 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 			.le = x->le,
 			.heat = x->e.heat,
 			.pin_ssd = pin && pin->ssd,
+			.pin_hdd = pin && !pin->ssd,
 			.whole_ssd = x->e.tier == PLANNER_SSD,
 		};
+		n = piecemap_extent(pm, x->le, &first);
+		/* min_heat is for promotions: what is on the SSD, whole or in pieces, keeps its heat. */
 		if (pin && !pin->ssd)
 			e->heat = 0;
-		else if (!e->whole_ssd && e->heat < min_heat)
+		else if (!e->whole_ssd && !n && e->heat < min_heat)
 			e->heat = 0;
-		n = piecemap_extent(pm, x->le, &first);
-		/* Moved whole too lately to move again: it stays, as a pin would keep it. */
-		if (!pin && !n && x->e.moved_at && now - x->e.moved_at < min_residency) {
+		/* Moved whole too lately to move again (a clock gone back: just now): it stays. */
+		if (!pin && !n && x->e.moved_at &&
+		    (x->e.moved_at > now || now - x->e.moved_at < min_residency)) {
 			if (e->whole_ssd)
 				e->pin_ssd = true;
 			else

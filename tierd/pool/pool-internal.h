@@ -177,11 +177,6 @@ int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len);
  * and how to bring them.
  */
 int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len);
-/*
- * Give the piece containers that hold no piece back to the extent map, as
- * free extents: in memory, for the next commit to record.
- */
-void pool_drop_empty_containers(struct pool *p);
 
 /* table.c */
 int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len);

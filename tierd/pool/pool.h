@@ -324,6 +324,12 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 		     double headroom, uint32_t now, uint32_t min_residency,
 		     struct pool_piece_input *out);
 void pool_piece_input_use(const struct pool_piece_input *pi, struct pieceplan_input *in);
+/*
+ * Give the piece containers that hold no piece back to the extent map, as
+ * free extents: in memory, for the next commit to record (a crash before
+ * it leaves them empty containers on the devices, which is as good).
+ */
+void pool_drop_empty_containers(struct pool *p);
 /* Accepts NULL and a zeroed or already destroyed one. */
 void pool_piece_input_destroy(struct pool_piece_input *pi);
 

@@ -353,6 +353,9 @@ static void tiering_done(struct pool *p, int r, const char *err, uint64_t moved,
 	(void)moved;
 	/* A phase that ended as planned hands over to the next; any other end is the run's. */
 	if (r == 0 && !failed && tp->phase + 1 < TIERING_PHASES) {
+		/* Slots the pieces left are room for pieces only: whole extents need their containers back. */
+		if (tp->phase == TIERING_PIECES_HOME)
+			pool_drop_empty_containers(tp->p);
 		tp->phase++;
 		r = tiering_phase_start(tp, why, sizeof(why));
 		if (r == 0)
