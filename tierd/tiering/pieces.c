@@ -21,27 +21,30 @@ bool tiering_pieces_apply(const struct tiering_pool *tp, const struct policy *po
 	       pool_is_active(tp->p) && pool_pieces_per_extent(tp->p) > 0;
 }
 
-/* The share of the listed heat on the SSD now: whole extents there, and pieces out. */
-static double tiering_pieces_share_now(const struct pool_piece_input *pi, double total)
+/*
+ * The share of the listed heat on the SSD now: whole extents there, and
+ * pieces out at the shares the ranking takes (after a restart too).
+ */
+static double tiering_pieces_share_now(const struct pieceplan_input *in, double total)
 {
 	double on_ssd = 0, *shares;
 
 	if (!(total > 0))
 		return 0;
-	shares = malloc(pi->pieces_per_extent * sizeof(*shares));
+	shares = malloc(in->pieces_per_extent * sizeof(*shares));
 	if (!shares)
 		return 0;
-	for (uint32_t i = 0; i < pi->nr; i++) {
-		const struct pieceplan_extent *e = &pi->ext[i];
+	for (uint32_t i = 0; i < in->nr; i++) {
+		const struct pieceplan_extent *e = &in->ext[i];
 		double sum = 0, out = 0;
 
 		if (e->whole_ssd) {
 			on_ssd += e->heat;
 			continue;
 		}
-		if (!e->nr_out || pool_piece_shares(pi->p, e->le, shares) != 1)
+		if (!e->nr_out || in->shares(in->ctx, i, shares) != 1)
 			continue;
-		for (uint32_t k = 0; k < pi->pieces_per_extent; k++)
+		for (uint32_t k = 0; k < in->pieces_per_extent; k++)
 			sum += shares[k];
 		for (uint32_t j = 0; j < e->nr_out; j++)
 			out += shares[e->out[j]];
@@ -132,7 +135,7 @@ int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64
 	r = tiering_pieces_split(&moves, es, out->piece_bytes, max_bytes, plan, out);
 	if (r < 0)
 		goto out;
-	plan->ssd_share_before = tiering_pieces_share_now(&pi, pp.heat_total);
+	plan->ssd_share_before = tiering_pieces_share_now(&in, pp.heat_total);
 	plan->ssd_share_after = pp.heat_total > 0 ? pp.heat_placed / pp.heat_total : 0;
 out:
 	if (r < 0) {
