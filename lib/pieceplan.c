@@ -21,6 +21,9 @@
 #define PIECEPLAN_LAMBDA_STEPS 40
 #define PIECEPLAN_MU_STEPS 24
 
+/* Plans at most this many times over to fit the table's entries (pieceplan_select()). */
+#define PIECEPLAN_TABLE_PASSES 4
+
 /* One extent as the search sees it: its shares sorted, most first. */
 struct pp_ext {
 	double heat;
@@ -379,7 +382,7 @@ static double pp_pieces_heat(const struct pieceplan_input *in, const struct pp_e
 
 /* The choices at the prices found, and the fill, into out. */
 static int pp_materialize(const struct pieceplan_input *in, const struct pp_ctx *c,
-			  double lambda, double mu, struct pieceplan *out)
+			  double lambda, double mu, uint64_t max_pieces, struct pieceplan *out)
 {
 	size_t cap_pieces = 0;
 	uint32_t *k = calloc(c->nr ? c->nr : 1, sizeof(*k));
@@ -400,7 +403,7 @@ static int pp_materialize(const struct pieceplan_input *in, const struct pp_ctx 
 				k[i] = 0;
 		}
 	}
-	r = pp_fill(c, in->max_pieces, k, whole);
+	r = pp_fill(c, max_pieces, k, whole);
 	for (uint32_t i = 0; r == 0 && i < c->nr; i++) {
 		const struct pp_ext *e = &c->e[i];
 		struct pieceplan_choice *ch = &out->choices[out->nr_choices];
@@ -445,19 +448,15 @@ out:
 	return r;
 }
 
-int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
+/* The placement with at most max_pieces pieces out (in is valid, out zeroed). */
+static int pp_select(const struct pieceplan_input *in, uint64_t max_pieces, struct pieceplan *out)
 {
 	struct pp_ctx c = { 0 };
 	struct pp_sort *sorted = NULL;
 	double *raw = NULL, hi = 0, lambda, mu = 0;
 	bool any_shares = false;
-	int r = -EINVAL;
+	int r;
 
-	if (!out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	if (!pp_valid(in))
-		return -EINVAL;
 	c.nr = in->nr;
 	c.ppe = in->pieces_per_extent;
 	c.room = in->room;
@@ -481,7 +480,7 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 				c.room -= c.ppe;
 			continue;
 		}
-		if (e->heat <= 0 || !in->max_pieces)
+		if (e->heat <= 0 || !max_pieces)
 			continue;
 		r = pp_load_shares(in, i, e, raw, sorted);
 		if (r < 0)
@@ -493,19 +492,19 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 		if (c.e[i].heat > hi)
 			hi = c.e[i].heat;
 	hi = hi * (1 + in->hysteresis) * 2 + 1;
-	c.pieces_ok = any_shares && in->max_pieces;
+	c.pieces_ok = any_shares && max_pieces;
 	r = pp_index_whole(&c);
 	if (r < 0)
 		goto out;
 	lambda = pp_lambda(&c, 0, hi);
-	if (c.pieces_ok && pp_evaluate(&c, lambda, 0).pieces > in->max_pieces) {
+	if (c.pieces_ok && pp_evaluate(&c, lambda, 0).pieces > max_pieces) {
 		double lo = 0, hi_mu = hi;
 
 		/* The lowest price per piece that keeps them within the budget. */
 		for (int i = 0; i < PIECEPLAN_MU_STEPS; i++) {
 			double mid = (lo + hi_mu) / 2, l = pp_lambda(&c, mid, hi);
 
-			if (pp_evaluate(&c, l, mid).pieces <= in->max_pieces)
+			if (pp_evaluate(&c, l, mid).pieces <= max_pieces)
 				hi_mu = mid;
 			else
 				lo = mid;
@@ -515,7 +514,7 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 	}
 	out->lambda = lambda;
 	out->mu = mu;
-	r = pp_materialize(in, &c, lambda, mu, out);
+	r = pp_materialize(in, &c, lambda, mu, max_pieces, out);
 out:
 	for (uint32_t i = 0; c.e && i < c.nr; i++) {
 		free(c.e[i].prefix);
@@ -526,6 +525,118 @@ out:
 	free(c.whole_prefix);
 	free(raw);
 	free(sorted);
+	if (r < 0)
+		pieceplan_destroy(out);
+	return r;
+}
+
+/*
+ * Whether extent i of in comes to the SSD whole in pp (choice c is its),
+ * and so may cost the table two targets, as a piece out does.
+ */
+static bool pp_brings_whole(const struct pieceplan_input *in, uint32_t i,
+			    const struct pieceplan_choice *c)
+{
+	return !c->nr_pieces && !in->ext[i].whole_ssd;
+}
+
+static uint64_t pp_entries(const struct pieceplan_input *in, const struct pieceplan *pp)
+{
+	uint64_t n = pp->nr_pieces;
+
+	/* Both by le, and the choices are some of in's extents. */
+	for (uint32_t i = 0, c = 0; i < in->nr && c < pp->nr_choices; i++)
+		if (pp->choices[c].le == in->ext[i].le)
+			n += pp_brings_whole(in, i, &pp->choices[c++]);
+	return n;
+}
+
+struct pp_trim {
+	double heat;
+	uint32_t choice;
+};
+
+static int pp_by_trim_heat(const void *a, const void *b)
+{
+	const struct pp_trim *x = a, *y = b;
+
+	if (x->heat != y->heat)
+		return x->heat < y->heat ? -1 : 1;
+	return (x->choice < y->choice) - (x->choice > y->choice);
+}
+
+/*
+ * Leave out the coldest `over` of the whole extents pp brings in (not
+ * pins): what the table's entries cannot take once no piece is left to
+ * give up for them.
+ */
+static int pp_trim_whole_in(const struct pieceplan_input *in, struct pieceplan *pp, uint64_t over)
+{
+	struct pp_trim *t = malloc((pp->nr_choices ? pp->nr_choices : 1) * sizeof(*t));
+	bool *drop = calloc(pp->nr_choices ? pp->nr_choices : 1, sizeof(*drop));
+	size_t n = 0, kept = 0;
+	int r = -ENOMEM;
+
+	if (!t || !drop)
+		goto out;
+	for (uint32_t i = 0, c = 0; i < in->nr && c < pp->nr_choices; i++) {
+		if (pp->choices[c].le != in->ext[i].le)
+			continue;
+		if (pp_brings_whole(in, i, &pp->choices[c]) && !in->ext[i].pin_ssd)
+			t[n++] = (struct pp_trim){ in->ext[i].heat, c };
+		c++;
+	}
+	qsort(t, n, sizeof(*t), pp_by_trim_heat);
+	for (size_t j = 0; j < n && j < over; j++) {
+		drop[t[j].choice] = true;
+		pp->whole--;
+		pp->room_used -= in->pieces_per_extent;
+		pp->heat_placed -= t[j].heat;
+	}
+	for (size_t j = 0; j < pp->nr_choices; j++)
+		if (!drop[j])
+			pp->choices[kept++] = pp->choices[j];
+	pp->nr_choices = kept;
+	if (pp->heat_placed < 0)
+		pp->heat_placed = 0;
+	r = 0;
+out:
+	free(t);
+	free(drop);
+	return r;
+}
+
+int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
+{
+	uint64_t budget, used = 0;
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!pp_valid(in))
+		return -EINVAL;
+	budget = in->max_pieces < in->max_entries ? in->max_pieces : in->max_entries;
+	/*
+	 * Pieces given up for the table's entries free room that may take a
+	 * whole extent more, which costs an entry too: a few passes, each
+	 * giving up as many pieces as the entries are over, then the coldest
+	 * whole extents brought in go.
+	 */
+	for (int pass = 0;; pass++) {
+		r = pp_select(in, budget, out);
+		if (r < 0 || in->max_entries == UINT64_MAX)
+			return r;
+		used = pp_entries(in, out);
+		if (used <= in->max_entries)
+			return 0;
+		if (!out->nr_pieces || pass == PIECEPLAN_TABLE_PASSES - 1)
+			break;
+		budget = out->nr_pieces > used - in->max_entries ?
+				 out->nr_pieces - (used - in->max_entries) : 0;
+		pieceplan_destroy(out);
+	}
+	r = pp_trim_whole_in(in, out, used - in->max_entries);
 	if (r < 0)
 		pieceplan_destroy(out);
 	return r;

@@ -67,6 +67,14 @@ struct pieceplan_input {
 	uint32_t pieces_per_extent;         /* a power of two from 2 */
 	uint64_t room;                      /* SSD room in slots (a whole extent is ppe) */
 	uint64_t max_pieces;                /* pieces out the table can afford */
+	/*
+	 * Entries of the volume's table the plan may use (UINT64_MAX: no limit):
+	 * its pieces out (now or new) plus the whole extents it brings to the
+	 * SSD, each of which can cost the table two targets as a piece out
+	 * does.  Pieces give way first; once none is left, the coldest whole
+	 * extents brought in (pins never).
+	 */
+	uint64_t max_entries;
 	pieceplan_shares_fn *shares;        /* may be NULL: whole extents only */
 	void *ctx;
 	/*

@@ -59,7 +59,8 @@ static int bench_one(uint32_t hot, uint64_t max_pieces)
 			.le = i * 8, .heat = 1.0 / pow(1 + (i * 2654435761u % hot), 1.2) };
 	in = (struct pieceplan_input){ .ext = ext, .nr = hot, .pieces_per_extent = BENCH_PPE,
 				       .room = (uint64_t)hot / 8 * BENCH_PPE,
-				       .max_pieces = max_pieces, .shares = bench_shares };
+				       .max_pieces = max_pieces, .max_entries = UINT64_MAX,
+				       .shares = bench_shares };
 	for (int run = 0; run < BENCH_RUNS; run++) {
 		double t = cpu_ms();
 

@@ -47,6 +47,7 @@ static struct pieceplan_input input(struct pieceplan_extent *ext, uint32_t nr,
 {
 	return (struct pieceplan_input){ .ext = ext, .nr = nr, .pieces_per_extent = PPE,
 					 .room = room, .max_pieces = max_pieces,
+					 .max_entries = UINT64_MAX,
 					 .shares = t ? table_shares : NULL, .ctx = t };
 }
 
@@ -250,6 +251,18 @@ static int by_desc(const void *a, const void *b)
  * with a piece budget, at least what the best whole extents of that room
  * hold less one extent's worth (units are discrete).
  */
+/* What pp takes of the table's entries: its pieces and the whole extents it brings in. */
+static uint64_t entries(const struct pieceplan_input *in, const struct pieceplan *pp)
+{
+	uint64_t n = pp->nr_pieces;
+
+	for (size_t c = 0; c < pp->nr_choices; c++)
+		for (uint32_t i = 0; i < in->nr; i++)
+			if (in->ext[i].le == pp->choices[c].le)
+				n += !pp->choices[c].nr_pieces && !in->ext[i].whole_ssd;
+	return n;
+}
+
 static void test_random(void)
 {
 	static struct shares_table t;
@@ -290,14 +303,26 @@ static void test_random(void)
 		for (uint64_t k = 0; k < room / PPE && k < nr; k++)
 			whole_best += heats[k];
 		in = input(ext, nr, &t, room, max_pieces);
+		if (round % 3 == 0)
+			for (uint32_t i = 0; i < nr; i++)
+				ext[i].whole_ssd = rnd(&seed) % 4 == 0;
 		CHECK_OK(pieceplan_select(&in, &pp));
 		CHECK(pp.room_used <= room);
 		CHECK(pp.nr_pieces <= max_pieces);
 		CHECK(pp.heat_placed <= bound + 1e-6);
-		CHECK(pp.heat_placed >= whole_best - max_heat - 1e-6);
+		if (round % 3)
+			CHECK(pp.heat_placed >= whole_best - max_heat - 1e-6);
 		for (size_t c = 1; c < pp.nr_choices; c++)
 			CHECK(pp.choices[c].le > pp.choices[c - 1].le);
 		pieceplan_destroy(&pp);
+		/* With a limit on the table's entries: pieces plus whole extents brought in. */
+		in.max_entries = rnd(&seed) % 12;
+		CHECK_OK(pieceplan_select(&in, &pp));
+		CHECK(pp.room_used <= room);
+		CHECK(entries(&in, &pp) <= in.max_entries);
+		pieceplan_destroy(&pp);
+		for (uint32_t i = 0; i < nr; i++)
+			ext[i].whole_ssd = false;
 	}
 }
 
@@ -323,6 +348,58 @@ static void test_most_pieces_go_whole(void)
 	CHECK_UINT(pp.choices[1].nr_pieces, 1);
 	CHECK_UINT(pp.nr_pieces, 1);
 	CHECK_UINT(pp.room_used, PPE + 1);
+	pieceplan_destroy(&pp);
+}
+
+/*
+ * The table's entries hold the plan to what they can take: whole extents
+ * already on the SSD cost nothing, the hottest of the rest come in, and
+ * pieces give way to whole extents before whole extents go.
+ */
+static void test_table_entries(void)
+{
+	struct pieceplan_extent ext[6];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	for (uint32_t i = 0; i < 6; i++) {
+		ext[i] = (struct pieceplan_extent){ .le = i, .heat = 6.0 - i };
+		even(&t, i);
+	}
+	ext[0].whole_ssd = true;
+	in = input(ext, 6, &t, 6 * PPE, UINT64_MAX);
+	in.max_entries = 3;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.nr_choices, 4);
+	CHECK_UINT(pp.whole, 4);
+	CHECK_UINT(pp.choices[3].le, 3);
+	CHECK_UINT(pp.room_used, 4 * PPE);
+	CHECK(fabs(pp.heat_placed - 18) < 1e-9);
+	pieceplan_destroy(&pp);
+
+	/* Two even extents and two with one hot piece each: room for all, entries for two. */
+	memset(&t, 0, sizeof(t));
+	extents(ext, 4, 2);
+	even(&t, 0);
+	even(&t, 1);
+	ext[2].heat = ext[3].heat = 1;
+	one_hot_piece(&t, 2, 0.9);
+	one_hot_piece(&t, 3, 0.9);
+	in = input(ext, 4, &t, 2 * PPE + 2, UINT64_MAX);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 2);
+	CHECK_UINT(pp.nr_pieces, 2);
+	pieceplan_destroy(&pp);
+	in.max_entries = 2;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 2);
+	CHECK_UINT(pp.nr_pieces, 0);
+	pieceplan_destroy(&pp);
+	in.max_entries = 3;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 2);
+	CHECK_UINT(pp.nr_pieces, 1);
 	pieceplan_destroy(&pp);
 }
 
@@ -573,6 +650,7 @@ int main(void)
 	test_pins();
 	test_random();
 	test_most_pieces_go_whole();
+	test_table_entries();
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
 	test_moves_order();

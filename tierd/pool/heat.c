@@ -994,6 +994,8 @@ void pool_piece_input_use(const struct pool_piece_input *pi, struct pieceplan_in
 		.pieces_per_extent = pi->pieces_per_extent,
 		.room = pi->room,
 		.max_pieces = pi->max_pieces,
+		/* Whole extents brought in take the table's targets as pieces do. */
+		.max_entries = pi->max_pieces,
 		.shares = pool_piece_input_shares,
 		.ctx = (void *)pi,
 	};

@@ -300,8 +300,9 @@ void pool_planner_list_destroy(struct pool_planner_list *l);
  * planner list (pool_planner_list): each extent's heat, its pin, whether
  * it is whole on the SSD or which of its pieces are out; the SSD tier's
  * room in slots (the holes of containers not counted, one container's
- * worth kept for their fill, the headroom left free) and the pieces out
- * the table can afford (those out now and half its targets left).
+ * worth kept for their fill, the headroom left free) and the entries the
+ * table can afford: the pieces out now and half its targets left, for
+ * pieces out and whole extents brought in alike (pieceplan max_entries).
  * Extents on the HDD colder than min_heat count as cold; an extent moved
  * whole less than min_residency seconds before now stays where it is. The
  * pieces out of an extent whose weights are not known (after a restart)
