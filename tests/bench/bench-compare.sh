@@ -423,6 +423,14 @@ tierd_record() {
 	jq -r '"bench   SSD share of I/O in the last minute: \(.stats.io.ssd_io_share)"' "$base.stats.json" || true
 }
 
+# Pieces out (a run with --piece-heat placed them) are brought home before
+# extents of the range move whole: a split extent moves whole only then.
+tierd_pieces_home() { # FIRST COUNT
+	local out
+	out=$("$tierctl" pool show bench --json | jq '.pool.pieces.pieces // 0')
+	[ "$out" = 0 ] || "$tierctl" extent move bench "$1" "$2" --pieces all --tier hdd >/dev/null
+}
+
 tierd_pool_destroy() {
 	"$tierctl" pool destroy bench --yes --force >/dev/null
 	cur=""
@@ -433,6 +441,7 @@ tierd_pool_destroy() {
 # two alternate three times; the report takes the medians.
 overhead() {
 	local i saved=$SIZE_MB
+	tierd_pieces_home 0 $((32 / EXTENT_MB))
 	"$tierctl" extent move bench 0 $((32 / EXTENT_MB)) --tier ssd >/dev/null
 	SIZE_MB=32
 	for i in 1 2 3; do
