@@ -112,13 +112,50 @@ static uint32_t pieceheat_coldest(const struct pieceheat *ph)
 	return coldest;
 }
 
+/*
+ * Extent le's entry, watched from now on when it is not yet and may take
+ * the place of the coldest one (weight: what it would bring, scaled).
+ * NULL with *r 0 when it may not (the caller's weight is dropped and
+ * counted), or with *r -ENOMEM.
+ */
+static struct pieceheat_extent *pieceheat_watch(struct pieceheat *ph, uint32_t le, double weight,
+						int *r)
+{
+	uint32_t at = pieceheat_search(ph, le);
+	float *w;
+
+	*r = 0;
+	if (at < ph->nr && ph->v[at].le == le)
+		return &ph->v[at];
+	w = calloc(ph->pieces_per_extent, sizeof(*w));
+	if (!w) {
+		*r = -ENOMEM;
+		return NULL;
+	}
+	if (ph->nr == ph->max_extents) {
+		uint32_t coldest = pieceheat_coldest(ph);
+
+		if (!(ph->v[coldest].total < weight)) {
+			free(w);
+			ph->dropped++;
+			return NULL;
+		}
+		pieceheat_remove_at(ph, coldest);
+		at = pieceheat_search(ph, le);
+	}
+	memmove(&ph->v[at + 1], &ph->v[at], (size_t)(ph->nr - at) * sizeof(*ph->v));
+	ph->v[at] = (struct pieceheat_extent){ .le = le, .w = w };
+	ph->nr++;
+	return &ph->v[at];
+}
+
 int pieceheat_apply(struct pieceheat *ph, const struct heat_params *p, uint32_t le,
 		    const struct statsparse_area *a)
 {
-	uint32_t ppe, at;
-	double sum = 0;
 	struct pieceheat_extent *e;
-	float *w = NULL;
+	uint32_t ppe;
+	double sum = 0;
+	int r;
 
 	if (!ph || !ph->v || !a || heat_params_valid(p) < 0)
 		return -EINVAL;
@@ -127,31 +164,48 @@ int pieceheat_apply(struct pieceheat *ph, const struct heat_params *p, uint32_t 
 		sum += heat_score(p, &a[k]);
 	if (sum <= 0)
 		return 0;
-	at = pieceheat_search(ph, le);
-	if (at == ph->nr || ph->v[at].le != le) {
-		w = calloc(ppe, sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		if (ph->nr == ph->max_extents) {
-			uint32_t coldest = pieceheat_coldest(ph);
-
-			if (!(ph->v[coldest].total < sum * ph->scale)) {
-				free(w);
-				ph->dropped++;
-				return 0;
-			}
-			pieceheat_remove_at(ph, coldest);
-			at = pieceheat_search(ph, le);
-		}
-		memmove(&ph->v[at + 1], &ph->v[at], (size_t)(ph->nr - at) * sizeof(*ph->v));
-		ph->v[at] = (struct pieceheat_extent){ .le = le, .w = w };
-		ph->nr++;
-	}
-	e = &ph->v[at];
+	e = pieceheat_watch(ph, le, sum * ph->scale, &r);
+	if (!e)
+		return r;
 	for (uint32_t k = 0; k < ppe; k++)
 		e->w[k] += (float)(heat_score(p, &a[k]) * ph->scale);
 	e->total += (float)(sum * ph->scale);
+	ph->changes++;
 	return 0;
+}
+
+int pieceheat_add(struct pieceheat *ph, uint32_t le, const uint16_t *idx, const float *weight,
+		  uint32_t n)
+{
+	struct pieceheat_extent *e;
+	double sum = 0;
+	int r;
+
+	if (!ph || !ph->v || (n && (!idx || !weight)))
+		return -EINVAL;
+	for (uint32_t j = 0; j < n; j++) {
+		if (idx[j] >= ph->pieces_per_extent || !(weight[j] >= 0) || !(weight[j] < 3e38f))
+			return -EINVAL;
+		sum += weight[j];
+	}
+	if (!(sum > 0))
+		return 0;
+	e = pieceheat_watch(ph, le, sum * ph->scale, &r);
+	if (!e)
+		return r;
+	for (uint32_t j = 0; j < n; j++) {
+		e->w[idx[j]] += (float)(weight[j] * ph->scale);
+		e->total += (float)(weight[j] * ph->scale);
+	}
+	ph->changes++;
+	return 0;
+}
+
+double pieceheat_weight(const struct pieceheat *ph, uint32_t le, uint32_t idx)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+
+	return e && idx < ph->pieces_per_extent ? e->w[idx] / ph->scale : 0;
 }
 
 int pieceheat_forget(struct pieceheat *ph, uint32_t le)
@@ -159,6 +213,7 @@ int pieceheat_forget(struct pieceheat *ph, uint32_t le)
 	if (!pieceheat_find(ph, le))
 		return ph ? -ENOENT : -EINVAL;
 	pieceheat_remove_at(ph, pieceheat_search(ph, le));
+	ph->changes++;
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct pieceheat {
 	double scale; /* >= 1 */
 	uint64_t last_sample_ns; /* 0: no sample yet */
 	uint64_t dropped;        /* samples of new extents that found no room */
+	uint64_t changes;        /* weights added or forgotten: what a store compares */
 };
 
 /*
@@ -73,6 +74,16 @@ int pieceheat_sample_begin(struct pieceheat *ph, const struct heat_params *p, ui
  */
 int pieceheat_apply(struct pieceheat *ph, const struct heat_params *p, uint32_t le,
 		    const struct statsparse_area *a);
+/*
+ * Weights of le's pieces known from elsewhere (a store that outlived a
+ * restart), at this moment: weight[j] added to piece idx[j]'s, watched as
+ * pieceheat_apply() watches (dropped and counted when no room).  -EINVAL
+ * for a piece out of range or a weight negative or not finite; -ENOMEM.
+ */
+int pieceheat_add(struct pieceheat *ph, uint32_t le, const uint16_t *idx, const float *weight,
+		  uint32_t n);
+/* Piece idx's weight now, as pieceheat_add() takes it; 0 when le is not watched. */
+double pieceheat_weight(const struct pieceheat *ph, uint32_t le, uint32_t idx);
 /* Stop watching le (its pieces' weights are forgotten); -ENOENT when not watched. */
 int pieceheat_forget(struct pieceheat *ph, uint32_t le);
 

@@ -158,6 +158,49 @@ static void test_room(void)
 	pieceheat_destroy(&ph);
 }
 
+/*
+ * Weights carried over a restart: added as they were, at the scale of the
+ * moment, and what I/O comes after adds to them; a weight that is not a
+ * weight is refused.
+ */
+static void test_add(void)
+{
+	struct statsparse_area a[PPE] = { 0 };
+	uint16_t idx[2] = { 3, 9 };
+	float w[2] = { 3, 1 };
+	struct pieceheat ph;
+	uint64_t t = SEC;
+
+	CHECK_OK(pieceheat_init(&ph, PPE, 4));
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, t));
+	t += (uint64_t)params.half_life_s * SEC; /* scale 2 */
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, t));
+	CHECK_OK(pieceheat_add(&ph, 7, idx, w, 2));
+	CHECK_INT(pieceheat_known(&ph, 7), 1);
+	CHECK_NEAR(pieceheat_share(&ph, 7, 3), 0.75, 1e-6);
+	CHECK_NEAR(pieceheat_weight(&ph, 7, 3), 3, 1e-6);
+	CHECK_NEAR(pieceheat_weight(&ph, 7, 9), 1, 1e-6);
+	CHECK(pieceheat_weight(&ph, 7, 4) == 0);
+	CHECK(pieceheat_weight(&ph, 8, 3) == 0);
+	/* Reads of piece 4 worth the weight of 4: half of it now. */
+	reads(a, 4, 1);
+	CHECK_OK(pieceheat_apply(&ph, &params, 7, a));
+	CHECK_NEAR(pieceheat_share(&ph, 7, 3) / pieceheat_share(&ph, 7, 9), 3, 1e-5);
+	CHECK(pieceheat_share(&ph, 7, 4) > 0);
+	/* Nothing of weight: not watched. */
+	w[0] = w[1] = 0;
+	CHECK_OK(pieceheat_add(&ph, 8, idx, w, 2));
+	CHECK_INT(pieceheat_known(&ph, 8), 0);
+	w[0] = -1;
+	CHECK_INT(pieceheat_add(&ph, 8, idx, w, 2), -EINVAL);
+	w[0] = 1;
+	idx[0] = PPE;
+	CHECK_INT(pieceheat_add(&ph, 8, idx, w, 2), -EINVAL);
+	CHECK_INT(pieceheat_add(NULL, 8, idx, w, 2), -EINVAL);
+	CHECK_UINT(ph.nr, 1);
+	pieceheat_destroy(&ph);
+}
+
 int main(void)
 {
 	heat_params_default(&params);
@@ -165,5 +208,6 @@ int main(void)
 	test_shares();
 	test_decay();
 	test_room();
+	test_add();
 	return 0;
 }

@@ -1009,7 +1009,8 @@ static void test_totals(void)
 	state_close(st);
 	raw_exec(db, "DROP TRIGGER run_ended; DROP TRIGGER run_stored_ended;"
 		     " DROP TRIGGER moves_added; DROP TRIGGER moves_grown;"
-		     " DROP TABLE run_total; DROP TABLE moves_total; PRAGMA user_version = 7");
+		     " DROP TABLE run_total; DROP TABLE moves_total; DROP TABLE piece_heat;"
+		     " PRAGMA user_version = 7");
 	sqlite3_close(db);
 	st = open_state_in(d);
 	c = runs_counted(st, p.id);
@@ -1120,6 +1121,72 @@ static void test_heat_row_times(void)
 	state_close(st);
 }
 
+/*
+ * Piece weights of the extents asked for, kept over a restart: loaded
+ * decayed by the time since they were stored, rows of another piece size
+ * and records that cannot be weights left out, a save replacing them all.
+ */
+static void test_piece_heat(void)
+{
+	const uint64_t t0 = 1700000000ull * 1000000000ull;
+	const char *d = sub_dir("piece-heat");
+	struct state *st = open_state_in(d);
+	sqlite3 *db = raw_open(d);
+	uint16_t idx[3] = { 1, 7, 200 };
+	float w[3] = { 6, 2, 0 };
+	uint32_t les[3] = { 4, 5, 9 };
+	struct pieceheat ph, back;
+	struct heat_params hp;
+	struct state_pool p;
+
+	heat_params_default(&hp);
+	make_pool(&p, 10);
+	CHECK_OK(state_pool_insert(st, &p));
+	CHECK_OK(pieceheat_init(&ph, 256, 16));
+	CHECK_OK(pieceheat_add(&ph, 4, idx, w, 3));
+	w[0] = 1;
+	CHECK_OK(pieceheat_add(&ph, 9, idx, w, 1));
+	CHECK_OK(pieceheat_add(&ph, 12, idx, w, 1)); /* not asked for */
+	/* Extent 5 has no weight: no row. */
+	CHECK_OK(state_piece_heat_save(st, p.id, &ph, les, 3, t0));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM piece_heat"), 2);
+	CHECK_INT(raw_count(db, "SELECT length(data) FROM piece_heat WHERE le = 4"), 12);
+	/* One half-life later. */
+	CHECK_OK(pieceheat_init(&back, 256, 16));
+	CHECK_OK(state_piece_heat_load(st, p.id, &back, 10, &hp,
+				       t0 + (uint64_t)hp.half_life_s * 1000000000ull));
+	CHECK_UINT(back.nr, 2);
+	CHECK_NEAR(pieceheat_weight(&back, 4, 1), 3, 1e-6);
+	CHECK_NEAR(pieceheat_weight(&back, 4, 7), 1, 1e-6);
+	CHECK(pieceheat_weight(&back, 4, 200) == 0);
+	CHECK_NEAR(pieceheat_share(&back, 9, 1), 1, 1e-6);
+	pieceheat_destroy(&back);
+	/* Extents past the volume and rows of another piece size are left out. */
+	CHECK_OK(pieceheat_init(&back, 256, 16));
+	CHECK_OK(state_piece_heat_load(st, p.id, &back, 5, &hp, t0));
+	CHECK_UINT(back.nr, 1);
+	pieceheat_destroy(&back);
+	CHECK_OK(pieceheat_init(&back, 64, 16));
+	CHECK_OK(state_piece_heat_load(st, p.id, &back, 10, &hp, t0));
+	CHECK_UINT(back.nr, 0);
+	pieceheat_destroy(&back);
+	/* A record past the pieces leaves its row out, not the others. */
+	raw_exec(db, "UPDATE piece_heat SET data = x'ffff0000803f' WHERE le = 9");
+	CHECK_OK(pieceheat_init(&back, 256, 16));
+	CHECK_OK(state_piece_heat_load(st, p.id, &back, 10, &hp, t0));
+	CHECK_UINT(back.nr, 1);
+	CHECK_INT(pieceheat_known(&back, 4), 1);
+	pieceheat_destroy(&back);
+	/* A save replaces every row. */
+	CHECK_OK(state_piece_heat_save(st, p.id, &ph, les + 2, 1, t0));
+	CHECK_INT(raw_count(db, "SELECT count(*) FROM piece_heat"), 1);
+	CHECK_INT(raw_count(db, "SELECT le FROM piece_heat"), 9);
+	pieceheat_destroy(&ph);
+	sqlite3_close(db);
+	state_pool_destroy(&p);
+	state_close(st);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -1138,6 +1205,7 @@ int main(void)
 	test_heat_row_times();
 	test_pieces();
 	test_totals();
+	test_piece_heat();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	rc = system(cmd);
 	return rc == 0 ? 0 : 1;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dmctl.h"
@@ -204,6 +205,58 @@ static int pool_zones_start(struct pool *p)
  * full resolution and avail (the budget left) holds it. Without room it is
  * only logged: extent heat is what tiering needs.
  */
+/*
+ * The weights the state kept of the extents with pieces out: without them
+ * the first I/O after a restart would make the pieces out it missed look
+ * cold. Without them (an error, or none kept) those pieces are taken to
+ * hold their extent's heat until it is learned again (pool_piece_input).
+ */
+static void pool_piece_heat_load(struct pool *p)
+{
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r = state_piece_heat_load(p->ps->state, p->sp.id, &p->pieces, p->sp.map.nr_logical,
+				  &p->ps->heat,
+				  (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	if (r < 0)
+		log_pool_warn(p->sp.meta.name, "the pieces' stored weights not loaded: %s",
+			      state_last_error(p->ps->state));
+	else if (p->pieces.nr)
+		log_pool_info(p->sp.meta.name, "the pieces' weights of %u extents loaded",
+			      p->pieces.nr);
+	p->piece_heat_saved = p->pieces.changes;
+}
+
+/*
+ * Store the weights of the extents with pieces out when they changed since
+ * the last store: a record per piece with weight, for the split extents
+ * only, so the cost follows the pieces out, not the pool.
+ */
+static int pool_piece_heat_save(struct pool *p)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint32_t *les, n = 0;
+	int r;
+
+	if (!p->pieces.v || !p->pieces.last_sample_ns || p->pieces.changes == p->piece_heat_saved)
+		return 0;
+	les = malloc(((size_t)pm->nr_pieces + 1) * sizeof(*les));
+	if (!les)
+		return -ENOMEM;
+	/* The pieces are by extent: each split extent once. */
+	for (uint32_t i = 0; i < pm->nr_pieces; i++)
+		if (!n || les[n - 1] != pm->pieces[i].le)
+			les[n++] = pm->pieces[i].le;
+	r = state_piece_heat_save(p->ps->state, p->sp.id, &p->pieces, les, n,
+				  p->pieces.last_sample_ns);
+	free(les);
+	if (r == 0)
+		p->piece_heat_saved = p->pieces.changes;
+	return r;
+}
+
 static void pool_pieces_start(struct pool *p, uint64_t avail)
 {
 	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes;
@@ -237,6 +290,7 @@ static void pool_pieces_start(struct pool *p, uint64_t avail)
 		log_pool_warn(p->sp.meta.name, "no heat of pieces: %s", dmctl_error_text(r));
 		return;
 	}
+	pool_piece_heat_load(p);
 	p->piece_areas = nr * ppe;
 	p->heat_kernel_bytes += bytes;
 	p->heat_reserved_bytes += bytes;
@@ -614,6 +668,8 @@ int pool_flush_step(struct pool *p, int all, char *err, size_t err_len)
 	}
 	/* Every row is stored: record the time they all decay to. */
 	r = state_heat_save(p->ps->state, p->sp.id, &p->heat, 0, 0);
+	if (r == 0)
+		r = pool_piece_heat_save(p);
 	if (r < 0)
 		goto fail;
 	p->heat_flushed = 0;
@@ -966,10 +1022,11 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 }
 
 /*
- * pieceplan_shares_fn over a pool_piece_input. The weights live in memory
- * only: after a restart an extent's pieces out are taken to hold its heat
- * until its weights come back, so that a run does not bring them home for
- * want of them.
+ * pieceplan_shares_fn over a pool_piece_input. A split extent's weights
+ * are stored over a restart (pool_piece_heat_load); where none are known
+ * (a state from before, a power cut before the first flush) its pieces out
+ * are taken to hold its heat until they come back, so that a run does not
+ * bring them home for want of them.
  */
 static int pool_piece_input_shares(void *ctx, uint32_t i, double *out)
 {

@@ -104,6 +104,7 @@ struct pool {
 	uint32_t piece_areas;
 	struct pieceheat pieces;
 	struct statsparse_area *piece_sample; /* one extent's pieces, reused */
+	uint64_t piece_heat_saved; /* pieces.changes when the state last had the weights */
 	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
 	int64_t io_minute;
 	uint32_t heat_flushed; /* the chunked flush has stored extents below this */

@@ -305,7 +305,7 @@ void pool_planner_list_destroy(struct pool_planner_list *l);
  * pieces out and whole extents brought in alike (pieceplan max_entries).
  * Extents on the HDD colder than min_heat count as cold; an extent moved
  * whole less than min_residency seconds before now stays where it is. The
- * pieces out of an extent whose weights are not known (after a restart)
+ * pieces out of an extent whose weights are not known (none stored)
  * are taken to hold its heat.
  */
 struct pool_piece_input {

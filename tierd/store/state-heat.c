@@ -199,6 +199,112 @@ out:
 	return r;
 }
 
+/* A stored piece weight: the piece (le16) and its weight (IEEE float, le32). */
+#define STATE_PIECE_RECORD 6
+
+int state_piece_heat_save(struct state *st, int64_t id, const struct pieceheat *ph,
+			  const uint32_t *les, size_t nr, uint64_t now_ns)
+{
+	uint32_t ppe = ph->pieces_per_extent;
+	sqlite3_stmt *stmt = NULL;
+	uint8_t *data = malloc((size_t)ppe * STATE_PIECE_RECORD + 1);
+	int r;
+
+	if (!data)
+		return -ENOMEM;
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		goto out;
+	r = state_exec_id(st, "DELETE FROM piece_heat WHERE pool_id = ?1", id);
+	if (r == 0)
+		r = state_prepare(st, "INSERT OR REPLACE INTO piece_heat (pool_id, le,"
+				  " pieces_per_extent, sampled_ns, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+				  &stmt);
+	for (size_t i = 0; r == 0 && i < nr; i++) {
+		size_t n = 0;
+
+		for (uint32_t k = 0; k < ppe; k++) {
+			float w = (float)pieceheat_weight(ph, les[i], k);
+			uint32_t bits;
+
+			if (!(w > 0))
+				continue;
+			memcpy(&bits, &w, sizeof(bits));
+			data[n * STATE_PIECE_RECORD] = (uint8_t)k;
+			data[n * STATE_PIECE_RECORD + 1] = (uint8_t)(k >> 8);
+			put_le32(data + n * STATE_PIECE_RECORD + 2, bits);
+			n++;
+		}
+		if (!n)
+			continue;
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_int64(stmt, 2, les[i]);
+		sqlite3_bind_int64(stmt, 3, ppe);
+		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)now_ns);
+		sqlite3_bind_blob(stmt, 5, data, (int)(n * STATE_PIECE_RECORD), SQLITE_STATIC);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	r = state_commit_or_rollback(st, r);
+out:
+	free(data);
+	return r;
+}
+
+int state_piece_heat_load(struct state *st, int64_t id, struct pieceheat *ph,
+			  uint32_t nr_extents, const struct heat_params *params, uint64_t now_ns)
+{
+	uint32_t ppe = ph->pieces_per_extent;
+	uint16_t *idx = malloc(((size_t)ppe + 1) * sizeof(*idx));
+	float *w = malloc(((size_t)ppe + 1) * sizeof(*w));
+	sqlite3_stmt *stmt = NULL;
+	int r = -ENOMEM, rc = SQLITE_DONE;
+
+	if (!idx || !w)
+		goto out;
+	r = state_prepare(st, "SELECT le, sampled_ns, data FROM piece_heat"
+			  " WHERE pool_id = ?1 AND pieces_per_extent = ?2", &stmt);
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_int64(stmt, 2, ppe);
+	while (r == 0 && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		sqlite3_int64 le = sqlite3_column_int64(stmt, 0);
+		uint64_t at = (uint64_t)sqlite3_column_int64(stmt, 1);
+		const uint8_t *data = sqlite3_column_blob(stmt, 2);
+		int bytes = sqlite3_column_bytes(stmt, 2);
+		double decay = at < now_ns ? heat_decay_factor(params, now_ns - at) : 1.0;
+		uint32_t n = 0;
+
+		if (le < 0 || le >= nr_extents || !data || bytes % STATE_PIECE_RECORD ||
+		    bytes / STATE_PIECE_RECORD > (int)ppe)
+			continue;
+		for (int j = 0; j < bytes / STATE_PIECE_RECORD; j++) {
+			const uint8_t *rec = data + j * STATE_PIECE_RECORD;
+			uint32_t bits = (uint32_t)rec[2] | (uint32_t)rec[3] << 8 |
+					(uint32_t)rec[4] << 16 | (uint32_t)rec[5] << 24;
+			float f;
+
+			memcpy(&f, &bits, sizeof(f));
+			idx[n] = (uint16_t)(rec[0] | rec[1] << 8);
+			w[n] = (float)(f * decay);
+			/* A record that cannot be a weight leaves the row out, not the load. */
+			if (idx[n] >= ppe || !(w[n] >= 0) || !(w[n] < 3e38f))
+				break;
+			n++;
+		}
+		if (n == (uint32_t)(bytes / STATE_PIECE_RECORD))
+			r = pieceheat_add(ph, (uint32_t)le, idx, w, n);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = state_fail(st, rc);
+	sqlite3_finalize(stmt);
+out:
+	free(idx);
+	free(w);
+	return r;
+}
+
 int state_tier_io_add(struct state *st, int64_t id, int64_t minute, const char *tier,
 		      const struct state_tier_io *io)
 {

@@ -10,6 +10,7 @@
 #include "extmap.h"
 #include "heat.h"
 #include "metadata.h"
+#include "pieceheat.h"
 #include "piecemap.h"
 
 struct state;
@@ -88,6 +89,22 @@ int state_heat_load(struct state *st, int64_t id, struct heat_table *t,
  * all zero (no heat, reads, writes or move time) is stored as no row. */
 int state_heat_save(struct state *st, int64_t id, const struct heat_table *t, uint32_t from,
 		    uint32_t to);
+
+/*
+ * The piece weights of extents les[0..nr) that ph knows, at now_ns, in
+ * place of every row the pool had (schema/009-piece-heat.sql), in one
+ * transaction: pieces with no weight take no record, and an extent none
+ * of whose pieces has weight no row.
+ */
+int state_piece_heat_save(struct state *st, int64_t id, const struct pieceheat *ph,
+			  const uint32_t *les, size_t nr, uint64_t now_ns);
+/*
+ * Add the stored piece weights to ph (pieceheat_add()), each row decayed
+ * with params from its time to now_ns; rows of another piece size than
+ * ph's, or of extents from nr_extents on, are left out.
+ */
+int state_piece_heat_load(struct state *st, int64_t id, struct pieceheat *ph,
+			  uint32_t nr_extents, const struct heat_params *params, uint64_t now_ns);
 
 struct state_tier_io {
 	uint64_t reads, writes, read_bytes, write_bytes;
