@@ -589,6 +589,7 @@ static int pp_trim_whole_in(const struct pieceplan_input *in, struct pieceplan *
 	qsort(t, n, sizeof(*t), pp_by_trim_heat);
 	for (size_t j = 0; j < n && j < over; j++) {
 		drop[t[j].choice] = true;
+		pp->left_out++;
 		pp->whole--;
 		pp->room_used -= in->pieces_per_extent;
 		pp->heat_placed -= t[j].heat;
@@ -747,6 +748,15 @@ static void pp_keep(const struct pieceplan_input *in, const struct pieceplan *pp
 	uint64_t left = in->room > pp->room_used ? in->room - pp->room_used : 0;
 	uint64_t pieces_left = in->max_pieces > pp->nr_pieces ? in->max_pieces - pp->nr_pieces : 0;
 	uint32_t ppe = in->pieces_per_extent;
+
+	/* A piece kept out holds table entries the whole extents brought in need too. */
+	if (in->max_entries != UINT64_MAX) {
+		uint64_t used = pp_entries(in, pp);
+		uint64_t entries_left = in->max_entries > used ? in->max_entries - used : 0;
+
+		if (entries_left < pieces_left)
+			pieces_left = entries_left;
+	}
 
 	for (uint32_t i = 0; i < in->nr; i++)
 		if (in->ext[i].whole_ssd && !in->ext[i].pin_ssd && !in->ext[i].pin_hdd && !of[i] &&

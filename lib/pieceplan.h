@@ -103,6 +103,7 @@ struct pieceplan {
 	double heat_placed;      /* heat on the SSD, pieces at their share */
 	double heat_total;       /* of every extent given */
 	double lambda, mu;       /* the prices found */
+	uint64_t left_out;       /* whole extents the table's entries left out (max_entries) */
 };
 
 /*

@@ -351,6 +351,13 @@ static void test_most_pieces_go_whole(void)
 	pieceplan_destroy(&pp);
 }
 
+/* A plan and its moves from where ext is now. */
+static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
+{
+	CHECK_OK(pieceplan_select(in, pp));
+	CHECK_OK(pieceplan_moves(in, pp, m));
+}
+
 /*
  * The table's entries hold the plan to what they can take: whole extents
  * already on the SSD cost nothing, the hottest of the rest come in, and
@@ -400,14 +407,53 @@ static void test_table_entries(void)
 	CHECK_OK(pieceplan_select(&in, &pp));
 	CHECK_UINT(pp.whole, 2);
 	CHECK_UINT(pp.nr_pieces, 1);
+	CHECK_UINT(pp.left_out, 0);
 	pieceplan_destroy(&pp);
 }
 
-/* A plan and its moves from where ext is now. */
-static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
+/*
+ * Pieces out of a cold extent are not kept where the whole extents the
+ * plan brings in need the table's entries: they come home.
+ */
+static void test_table_entries_keep(void)
 {
-	CHECK_OK(pieceplan_select(in, pp));
-	CHECK_OK(pieceplan_moves(in, pp, m));
+	static const uint16_t out[2] = { 1, 5 };
+	struct pieceplan_extent ext[3];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	extents(ext, 3, 1);
+	ext[0].heat = 0;
+	ext[0].nr_out = 2;
+	ext[0].out = out;
+	even(&t, 1);
+	even(&t, 2);
+	in = input(ext, 3, &t, 3 * PPE, 2);
+	in.max_entries = 2;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.whole_in, 2);
+	CHECK_UINT(m.pieces_home, 2);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+	/* With entries to spare they stay. */
+	in.max_entries = 4;
+	in.max_pieces = 4;
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(m.whole_in, 2);
+	CHECK_UINT(m.pieces_home, 0);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+	/* Entries for one whole extent: the colder is left out, and said so. */
+	ext[2].heat = 0.5;
+	in.max_entries = 1;
+	in.max_pieces = 1;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 1);
+	CHECK_UINT(pp.left_out, 1);
+	CHECK_UINT(pp.choices[0].le, 10);
+	pieceplan_destroy(&pp);
 }
 
 #define CHECK_MOVE(m, i, le_, piece_, whole_, to_ssd_)     \
@@ -651,6 +697,7 @@ int main(void)
 	test_random();
 	test_most_pieces_go_whole();
 	test_table_entries();
+	test_table_entries_keep();
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
 	test_moves_order();

@@ -135,6 +135,8 @@ int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64
 	r = tiering_pieces_split(&moves, es, out->piece_bytes, max_bytes, plan, out);
 	if (r < 0)
 		goto out;
+	/* Said as the whole planner says it: the run's message and table.passed_over_extents. */
+	plan->table_skipped = pp.left_out;
 	plan->ssd_share_before = tiering_pieces_share_now(&in, pp.heat_total);
 	plan->ssd_share_after = pp.heat_total > 0 ? pp.heat_placed / pp.heat_total : 0;
 out:
