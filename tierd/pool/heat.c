@@ -227,20 +227,28 @@ static void pool_piece_heat_load(struct pool *p)
 		log_pool_info(p->sp.meta.name, "the pieces' weights of %u extents loaded",
 			      p->pieces.nr);
 	p->piece_heat_saved = p->pieces.changes;
+	p->piece_heat_saved_map = p->sp.pieces.changes;
+	p->piece_heat_saved_ns = 0;
 }
 
 /*
- * Store the weights of the extents with pieces out when they changed since
- * the last store: a record per piece with weight, for the split extents
- * only, so the cost follows the pieces out, not the pool.
+ * Store the weights of the extents with pieces out: a record per piece with
+ * weight, for the split extents only, so the cost follows the pieces out,
+ * not the pool. Weights change with every I/O, and only their shares
+ * matter: they are stored when the split extents changed, at most every
+ * POOL_PIECE_HEAT_SAVE_S otherwise, and when tierd stops (all).
  */
-static int pool_piece_heat_save(struct pool *p)
+static int pool_piece_heat_save(struct pool *p, int all)
 {
 	const struct piecemap *pm = &p->sp.pieces;
+	uint64_t now = p->pieces.last_sample_ns;
 	uint32_t *les, n = 0;
 	int r;
 
-	if (!p->pieces.v || !p->pieces.last_sample_ns || p->pieces.changes == p->piece_heat_saved)
+	if (!p->pieces.v || !now || p->pieces.changes == p->piece_heat_saved)
+		return 0;
+	if (!all && pm->changes == p->piece_heat_saved_map &&
+	    now < p->piece_heat_saved_ns + POOL_PIECE_HEAT_SAVE_S * 1000000000ull)
 		return 0;
 	les = malloc(((size_t)pm->nr_pieces + 1) * sizeof(*les));
 	if (!les)
@@ -252,8 +260,11 @@ static int pool_piece_heat_save(struct pool *p)
 	r = state_piece_heat_save(p->ps->state, p->sp.id, &p->pieces, les, n,
 				  p->pieces.last_sample_ns);
 	free(les);
-	if (r == 0)
+	if (r == 0) {
 		p->piece_heat_saved = p->pieces.changes;
+		p->piece_heat_saved_map = pm->changes;
+		p->piece_heat_saved_ns = now;
+	}
 	return r;
 }
 
@@ -669,7 +680,7 @@ int pool_flush_step(struct pool *p, int all, char *err, size_t err_len)
 	/* Every row is stored: record the time they all decay to. */
 	r = state_heat_save(p->ps->state, p->sp.id, &p->heat, 0, 0);
 	if (r == 0)
-		r = pool_piece_heat_save(p);
+		r = pool_piece_heat_save(p, all);
 	if (r < 0)
 		goto fail;
 	p->heat_flushed = 0;

@@ -104,7 +104,8 @@ struct pool {
 	uint32_t piece_areas;
 	struct pieceheat pieces;
 	struct statsparse_area *piece_sample; /* one extent's pieces, reused */
-	uint64_t piece_heat_saved; /* pieces.changes when the state last had the weights */
+	/* When the state last had the weights: pieces.changes, sp.pieces.changes, the sample time. */
+	uint64_t piece_heat_saved, piece_heat_saved_map, piece_heat_saved_ns;
 	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
 	int64_t io_minute;
 	uint32_t heat_flushed; /* the chunked flush has stored extents below this */
@@ -207,6 +208,8 @@ struct pool_write_run {
  * without any is split into first (a 4 MiB extent in 256).
  */
 #define POOL_PIECE_BYTES 16384u
+/* The weights of split extents are stored at least this often while they change (heat.c). */
+#define POOL_PIECE_HEAT_SAVE_S 600u
 
 /* The next generation's blocks, and what each device must be written (pool_commit_prepare). */
 struct pool_prepared {
