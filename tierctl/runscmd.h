@@ -17,7 +17,9 @@ cli_run_fn runscmd_run;
 			"(TRIGGER: 'schedule', 'on-demand' for 'tierctl tier now', or 'auto'),\n" \
 			"when it started in local time, how long it took or has taken so far,\n" \
 			"the extents it promoted to the SSD and demoted to the HDD, the bytes\n" \
-			"it copied, the extents it failed to move, and how it ended:\n"       \
+			"it copied, the pieces of extents it moved (runs that place pieces,\n" \
+			"with tierd's piece-heat setting), the extents it failed to move,\n"  \
+			"and how it ended:\n"                                                \
 			"\n"                                                                 \
 			"  running      still moving extents\n"                              \
 			"  done         moved all it planned\n"                              \
@@ -27,8 +29,8 @@ cli_run_fn runscmd_run;
 			"  interrupted  cut short when tierd stopped\n"                      \
 			"  aborted      stopped by 'tierctl job abort'\n"                   \
 			"\n"                                                                 \
-			"--json adds the policy, the extents planned and tierd's message on\n" \
-			"how a run ended.\n",                                                \
+			"--json adds the policy, the extents and pieces planned, the pieces\n" \
+			"sent out and brought home, and tierd's message on how a run ended.\n", \
 		.options = "      --limit N           show the N newest runs (default 20)\n",  \
 		.examples = "  tierctl runs tank\n"                                           \
 			    "  tierctl runs tank --limit 100 --json\n",                       \

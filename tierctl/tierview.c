@@ -131,18 +131,22 @@ static const char *tierview_run_duration(struct json_object *run, char buf[TIERV
 static const char *tierview_moved(struct json_object *run, const char *kind,
 				  char buf[TIERVIEW_TEXT_MAX])
 {
-	char key[32], size[SIZE_FORMAT_MAX];
-	uint64_t extents, bytes;
+	char key[32], size[SIZE_FORMAT_MAX], pieces[48] = "";
+	uint64_t extents, bytes, nr_pieces;
 
 	snprintf(key, sizeof(key), "%s_extents", kind);
 	if (member_uint(run, key, &extents) < 0)
 		return "-";
+	snprintf(key, sizeof(key), "%s_pieces", kind);
+	if (member_uint(run, key, &nr_pieces) == 0 && nr_pieces)
+		snprintf(pieces, sizeof(pieces), ", %" PRIu64 " piece%s", nr_pieces,
+			 nr_pieces == 1 ? "" : "s");
 	snprintf(key, sizeof(key), "%s_bytes", kind);
 	if (member_uint(run, key, &bytes) < 0)
-		snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extents", extents);
+		snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extents%s", extents, pieces);
 	else
-		snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extent%s (%s)", extents,
-			 extents == 1 ? "" : "s", size_format(bytes, size, sizeof(size)));
+		snprintf(buf, TIERVIEW_TEXT_MAX, "%" PRIu64 " extent%s%s (%s)", extents,
+			 extents == 1 ? "" : "s", pieces, size_format(bytes, size, sizeof(size)));
 	return buf;
 }
 
@@ -193,6 +197,7 @@ int tierview_print_runs(FILE *out, struct json_object *runs)
 		{ "Promoted", "promoted_extents", TABLE_UINT },
 		{ "Demoted", "demoted_extents", TABLE_UINT },
 		{ "Moved", "moved_bytes", TABLE_BYTES },
+		{ "Pieces", "moved_pieces", TABLE_UINT },
 		{ "Failed", "failed_extents", TABLE_UINT },
 		{ "Result", "result", TABLE_STRING },
 	};
@@ -210,7 +215,7 @@ int tierview_print_runs(FILE *out, struct json_object *runs)
 		table_add_members(t, run, 2);
 		table_add_string(t, tierview_time(run, "started_at", started));
 		table_add_string(t, tierview_run_duration(run, duration));
-		table_add_members(t, run, 5);
+		table_add_members(t, run, 6);
 	}
 	r = table_print(t, out);
 	table_free(t);

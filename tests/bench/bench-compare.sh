@@ -689,7 +689,13 @@ start=$(date +%s)
 	echo "host_cpus	$(nproc)"
 	echo "host_kernel	$(uname -r)"
 	echo "qemu	$(qemu-system-x86_64 --version | head -n1)"
-	echo "command	${TIERD_BENCH_PIECE_HEAT:+TIERD_BENCH_PIECE_HEAT=$TIERD_BENCH_PIECE_HEAT }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
+	# The settings that change what runs, so the report's command redoes it.
+	bench_env=()
+	for bench_var in TIERD_BENCH_PIECE_HEAT TIERD_BENCH_REPS TIERD_BENCH_SKEWS TIERD_BENCH_ONLY \
+		TIERD_BENCH_EXTENT_MB TIERD_BENCH_PROFILES; do
+		[ -z "${!bench_var:-}" ] || bench_env+=("$bench_var=\"${!bench_var}\"")
+	done
+	echo "command	${bench_env[*]}${bench_env[*]:+ }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
 	echo "date	$(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$out/host.tsv"
 # The host's load during the run (the VM competes with it for CPU).

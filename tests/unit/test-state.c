@@ -375,9 +375,12 @@ static void test_tiering(void)
 	snprintf(run.result, sizeof(run.result), "running");
 	run.started = 1000;
 	run.planned_extents = 9;
+	run.planned_pieces = 12;
 	CHECK_OK(state_run_insert(st, p->id, &run));
 	CHECK(run.id > 0);
 	run.moved = m;
+	run.moved.promoted_pieces = 7;
+	run.moved.demoted_pieces = 4;
 	CHECK_OK(state_run_update(st, &run));
 	CHECK_OK(state_runs_interrupted(st, 2000));
 	CHECK_OK(state_runs_list(st, p->id, 5, &runs, &nr));
@@ -386,6 +389,9 @@ static void test_tiering(void)
 	CHECK_INT(runs[0].finished, 2000);
 	CHECK_UINT(runs[0].moved.demoted_bytes, 8192);
 	CHECK_UINT(runs[0].planned_extents, 9);
+	CHECK_UINT(runs[0].planned_pieces, 12);
+	CHECK_UINT(runs[0].moved.promoted_pieces, 7);
+	CHECK_UINT(runs[0].moved.demoted_pieces, 4);
 	free(runs);
 	/* Migration 004: `tierctl job abort` ends a run with a word 003 did not allow. */
 	snprintf(run.result, sizeof(run.result), "aborted");
@@ -1010,7 +1016,9 @@ static void test_totals(void)
 	raw_exec(db, "DROP TRIGGER run_ended; DROP TRIGGER run_stored_ended;"
 		     " DROP TRIGGER moves_added; DROP TRIGGER moves_grown;"
 		     " DROP TABLE run_total; DROP TABLE moves_total; DROP TABLE piece_heat;"
-		     " PRAGMA user_version = 7");
+		     " ALTER TABLE run DROP COLUMN planned_pieces;"
+		     " ALTER TABLE run DROP COLUMN promoted_pieces;"
+		     " ALTER TABLE run DROP COLUMN demoted_pieces; PRAGMA user_version = 7");
 	sqlite3_close(db);
 	st = open_state_in(d);
 	c = runs_counted(st, p.id);

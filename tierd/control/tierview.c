@@ -158,6 +158,10 @@ json_object *tierview_run_json(const struct state_run *run)
 	add_u64(o, "demoted_bytes", run->moved.demoted_bytes);
 	add_u64(o, "moved_bytes", run->moved.promoted_bytes + run->moved.demoted_bytes);
 	add_u64(o, "failed_extents", run->moved.failed);
+	add_u64(o, "planned_pieces", run->planned_pieces);
+	add_u64(o, "promoted_pieces", run->moved.promoted_pieces);
+	add_u64(o, "demoted_pieces", run->moved.demoted_pieces);
+	add_u64(o, "moved_pieces", run->moved.promoted_pieces + run->moved.demoted_pieces);
 	add_string(o, "result", run->result);
 	add_string_or_null(o, "message", run->message);
 	return o;

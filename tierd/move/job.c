@@ -260,9 +260,11 @@ static void job_account(struct pool_job *job, int r, const char *err)
 		/* The history counts extents that moved whole, and the bytes of pieces too. */
 		if (up) {
 			delta.promoted_extents += !it->piece;
+			delta.promoted_pieces += it->piece;
 			delta.promoted_bytes += bytes;
 		} else {
 			delta.demoted_extents += !it->piece;
+			delta.demoted_pieces += it->piece;
 			delta.demoted_bytes += bytes;
 		}
 		if (!it->piece)
@@ -274,6 +276,8 @@ static void job_account(struct pool_job *job, int r, const char *err)
 		job->moved_out->promoted_bytes += delta.promoted_bytes;
 		job->moved_out->demoted_bytes += delta.demoted_bytes;
 		job->moved_out->failed += delta.failed;
+		job->moved_out->promoted_pieces += delta.promoted_pieces;
+		job->moved_out->demoted_pieces += delta.demoted_pieces;
 	}
 	if (state_moves_add(p->ps->state, p->sp.id, now / 60, &delta) < 0)
 		log_pool_warn(p->sp.meta.name, "cannot record the moves in the history: %s",

@@ -180,7 +180,7 @@ int state_run_insert(struct state *st, int64_t pool_id, struct state_run *run)
 
 	r = state_prepare(st,
 			  "INSERT INTO run (pool_id, trigger_kind, policy, started, planned_extents,"
-			  " result) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &stmt);
+			  " result, planned_pieces) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &stmt);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, pool_id);
@@ -189,6 +189,7 @@ int state_run_insert(struct state *st, int64_t pool_id, struct state_run *run)
 	sqlite3_bind_int64(stmt, 4, run->started);
 	sqlite3_bind_int64(stmt, 5, (sqlite3_int64)run->planned_extents);
 	sqlite3_bind_text(stmt, 6, run->result, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 7, (sqlite3_int64)run->planned_pieces);
 	r = state_step_done(st, stmt);
 	sqlite3_finalize(stmt);
 	if (r == 0)
@@ -204,7 +205,8 @@ int state_run_update(struct state *st, const struct state_run *run)
 	r = state_prepare(st,
 			  "UPDATE run SET finished = ?1, planned_extents = ?2, promoted_extents = ?3,"
 			  " demoted_extents = ?4, promoted_bytes = ?5, demoted_bytes = ?6, failed = ?7,"
-			  " result = ?8, message = ?9 WHERE id = ?10", &stmt);
+			  " result = ?8, message = ?9, planned_pieces = ?11, promoted_pieces = ?12,"
+			  " demoted_pieces = ?13 WHERE id = ?10", &stmt);
 	if (r < 0)
 		return r;
 	if (run->finished)
@@ -219,6 +221,9 @@ int state_run_update(struct state *st, const struct state_run *run)
 	else
 		sqlite3_bind_null(stmt, 9);
 	sqlite3_bind_int64(stmt, 10, run->id);
+	sqlite3_bind_int64(stmt, 11, (sqlite3_int64)run->planned_pieces);
+	sqlite3_bind_int64(stmt, 12, (sqlite3_int64)run->moved.promoted_pieces);
+	sqlite3_bind_int64(stmt, 13, (sqlite3_int64)run->moved.demoted_pieces);
 	r = state_step_done(st, stmt);
 	sqlite3_finalize(stmt);
 	return r;
@@ -240,7 +245,8 @@ int state_runs_list(struct state *st, int64_t pool_id, unsigned limit, struct st
 	r = state_prepare(st,
 			  "SELECT id, trigger_kind, policy, started, finished, planned_extents,"
 			  " promoted_extents, demoted_extents, promoted_bytes, demoted_bytes, failed,"
-			  " result, message FROM run WHERE pool_id = ?1 ORDER BY id DESC LIMIT ?2",
+			  " result, message, planned_pieces, promoted_pieces, demoted_pieces FROM run"
+			  " WHERE pool_id = ?1 ORDER BY id DESC LIMIT ?2",
 			  &stmt);
 	if (r < 0)
 		goto out;
@@ -258,6 +264,9 @@ int state_runs_list(struct state *st, int64_t pool_id, unsigned limit, struct st
 		column_moves(stmt, 6, &run->moved);
 		copy_text(run->result, sizeof(run->result), stmt, 11);
 		copy_text(run->message, sizeof(run->message), stmt, 12);
+		run->planned_pieces = (uint64_t)sqlite3_column_int64(stmt, 13);
+		run->moved.promoted_pieces = (uint64_t)sqlite3_column_int64(stmt, 14);
+		run->moved.demoted_pieces = (uint64_t)sqlite3_column_int64(stmt, 15);
 	}
 	if (n < limit && rc != SQLITE_DONE)
 		r = state_fail(st, rc);

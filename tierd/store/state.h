@@ -149,6 +149,8 @@ int state_pins_save(struct state *st, int64_t id, const struct state_pin *pins, 
 
 struct state_moves {
 	uint64_t promoted_extents, demoted_extents, promoted_bytes, demoted_bytes, failed;
+	/* Pieces moved: a run's row keeps them; the per-minute history, their bytes only. */
+	uint64_t promoted_pieces, demoted_pieces;
 };
 
 struct state_run {
@@ -156,7 +158,7 @@ struct state_run {
 	char trigger[16];         /* schedule, on-demand, auto */
 	char policy[STATE_NAME_MAX];
 	int64_t started, finished; /* unix seconds; finished 0 while running */
-	uint64_t planned_extents;
+	uint64_t planned_extents, planned_pieces;
 	struct state_moves moved;
 	char result[16];          /* running, done, partial, failed, cancelled, interrupted */
 	char message[256];

@@ -265,15 +265,20 @@ static void tiering_run_summary(const struct tiering_pool *tp)
 	const struct state_run *run = &tp->run;
 	uint64_t bytes = run->moved.promoted_bytes + run->moved.demoted_bytes;
 	double seconds = (double)(clock_now_ns() - tp->started_ns) / 1e9;
-	char size[SIZE_FORMAT_MAX], rate[SIZE_FORMAT_MAX];
+	char size[SIZE_FORMAT_MAX], rate[SIZE_FORMAT_MAX], pieces[64] = "";
 
 	size_format(bytes, size, sizeof(size));
+	if (run->planned_pieces)
+		snprintf(pieces, sizeof(pieces), "%llu pieces out, %llu home, ",
+			 (unsigned long long)run->moved.promoted_pieces,
+			 (unsigned long long)run->moved.demoted_pieces);
 	/* A run that moved nothing has no rate worth a number. */
 	size_format(bytes && seconds > 0 ? (uint64_t)((double)bytes / seconds) : 0, rate,
 		    sizeof(rate));
-	log_run_info(pool_name(tp->p), run->id, "tiering run %lld (%s) %s: %llu extents promoted,"
+	log_run_info(pool_name(tp->p), run->id, "tiering run %lld (%s) %s: %s%llu extents promoted,"
 		     " %llu demoted, %llu failed; %s in %.1f s, %s/s%s%s", (long long)run->id,
-		     run->trigger, run->result, (unsigned long long)run->moved.promoted_extents,
+		     run->trigger, run->result, pieces,
+		     (unsigned long long)run->moved.promoted_extents,
 		     (unsigned long long)run->moved.demoted_extents,
 		     (unsigned long long)run->moved.failed, size, seconds, rate,
 		     run->message[0] ? ": " : "", run->message);
@@ -456,6 +461,7 @@ int tiering_run_start(struct tierings *ts, struct pool *p, enum tiering_trigger 
 	run->started = time(NULL);
 	tp->started_ns = clock_now_ns();
 	run->planned_extents = plan.nr;
+	run->planned_pieces = pieces.nr_home + pieces.nr_out;
 	r = state_run_insert(ts->st, pool_state_id(p), run);
 	if (r < 0) {
 		tp->auto_full = false;

@@ -70,6 +70,9 @@ echo "$run"
 assert_eq "run result" done "$(jq -r .result <<<"$run")"
 assert_eq "run: extents promoted, bytes" "4 $((4 * E + 3 * P))" \
 	"$(jq -r '"\(.promoted_extents) \(.promoted_bytes)"' <<<"$run")"
+assert_eq "run: pieces planned, out, home, moved" "3 3 0 3" \
+	"$(jq -r '"\(.planned_pieces) \(.promoted_pieces) \(.demoted_pieces) \(.moved_pieces)"' <<<"$run")"
+"$TIERCTL" runs tank --limit 1
 assert_eq "pool show's pieces" '{"pieces":3,"split_extents":2,"containers":1}' \
 	"$(pool_field tank '.pieces | {pieces, split_extents, containers}' | jq -c .)"
 assert_eq "extent 9 on the SSD" ssd "$(pool_tier_at tank $((9 * E + E / 2)))"
