@@ -207,7 +207,14 @@ static int pp_load_shares(const struct pieceplan_input *in, uint32_t i, struct p
 	e->prefix[0] = 0;
 	for (uint32_t k = 0; k < ppe; k++) {
 		run += sorted[k].share;
-		e->prefix[k + 1] = run;
+		/*
+		 * Summed in another order than the shares were scaled, the pieces
+		 * can add up to a hair above the extent: then the pieces that hold
+		 * its heat outrank it whole by rounding, and with room to spare the
+		 * rest of it stays behind. Never more than the extent, but for
+		 * the hysteresis' bonus of pieces out.
+		 */
+		e->prefix[k + 1] = in->ext[i].nr_out || run < 1 ? run : 1;
 		e->idx[k] = sorted[k].idx;
 	}
 	e->top = e->heat * e->prefix[1];

@@ -351,6 +351,37 @@ static void test_most_pieces_go_whole(void)
 	pieceplan_destroy(&pp);
 }
 
+/*
+ * Room for every extent whole: each goes whole, however its I/O spreads
+ * over some of its pieces (their shares may add up to a hair above 1 in
+ * float; that is no reason to leave the rest of the extent behind).
+ */
+static void test_room_to_spare_goes_whole(void)
+{
+	static struct shares_table t;
+	struct pieceplan_extent ext[64];
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	memset(&t, 0, sizeof(t));
+	for (uint32_t i = 0; i < 64; i++) {
+		ext[i] = (struct pieceplan_extent){ .le = i, .heat = 1 + (double)(rnd(&seed) % 1000) };
+		for (int k = 0; k < PPE; k++)
+			t.v[i][k] = k == (int)(i % PPE) ? 0 : (double)(1 + rnd(&seed) % 997) / 7;
+	}
+	in = input(ext, 64, &t, 64 * PPE, UINT64_MAX);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 64);
+	CHECK_UINT(pp.nr_pieces, 0);
+	pieceplan_destroy(&pp);
+	/* With the hysteresis tierd's policies have, too. */
+	in.hysteresis = 0.2;
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 64);
+	pieceplan_destroy(&pp);
+}
+
 /* A plan and its moves from where ext is now. */
 static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
 {
@@ -697,6 +728,7 @@ int main(void)
 	test_random();
 	test_most_pieces_go_whole();
 	test_table_entries();
+	test_room_to_spare_goes_whole();
 	test_table_entries_keep();
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
