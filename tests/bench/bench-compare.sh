@@ -691,8 +691,9 @@ start=$(date +%s)
 	echo "qemu	$(qemu-system-x86_64 --version | head -n1)"
 	# The settings that change what runs, so the report's command redoes it.
 	bench_env=()
-	for bench_var in TIERD_BENCH_PIECE_HEAT TIERD_BENCH_REPS TIERD_BENCH_SKEWS TIERD_BENCH_ONLY \
-		TIERD_BENCH_EXTENT_MB TIERD_BENCH_PROFILES; do
+	for bench_var in TIERD_BENCH_PIECE_HEAT TIERD_BENCH_REPS TIERD_BENCH_PHASE_C \
+		TIERD_BENCH_SKEWS TIERD_BENCH_ONLY TIERD_BENCH_EXTENT_MB TIERD_BENCH_PROFILES \
+		TIERD_BENCH_SLICE_MB TIERD_BENCH_WARM_AUTO; do
 		[ -z "${!bench_var:-}" ] || bench_env+=("$bench_var=\"${!bench_var}\"")
 	done
 	echo "command	${bench_env[*]}${bench_env[*]:+ }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
