@@ -698,11 +698,11 @@ enum pp_phase { PP_PIECES_HOME, PP_WHOLE_HOME, PP_WHOLE_IN, PP_PIECES_OUT, PP_PH
  * Extent i's moves of one phase; ch: its choice in the plan, or NULL;
  * keep_whole, keep_pieces: it stays whole on the SSD, or that many of the
  * pieces out the plan does not want stay out (the first ones), in room the
- * plan leaves.
+ * plan leaves; shares: room for the extent's shares, for its pieces' heat.
  */
 static int pp_moves_of(const struct pieceplan_input *in, const struct pieceplan *pp, uint32_t i,
 		       const struct pieceplan_choice *ch, bool keep_whole, uint32_t keep_pieces,
-		       enum pp_phase phase, struct pieceplan_moves *m, size_t *cap)
+		       enum pp_phase phase, double *shares, struct pieceplan_moves *m, size_t *cap)
 {
 	const struct pieceplan_extent *x = &in->ext[i];
 	bool want_whole = ch && !ch->nr_pieces;
@@ -726,20 +726,42 @@ static int pp_moves_of(const struct pieceplan_input *in, const struct pieceplan 
 		break;
 	case PP_WHOLE_IN:
 		if (want_whole && !x->whole_ssd) {
-			r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, 0, 1, 1 });
+			r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, 0, 1, 1, x->heat });
 			m->whole_in++;
 		}
 		break;
-	default:
+	default: {
+		double sum = 0;
+
+		/* pieceplan_select() took these shares: finite, not negative. */
+		if (nr_want && in->shares && in->shares(in->ctx, i, shares) == 1)
+			for (uint32_t k = 0; k < in->pieces_per_extent; k++)
+				sum += shares[k];
 		/* Pieces the extent has out stay; it has none while whole on the SSD. */
 		for (uint32_t j = 0; r == 0 && j < nr_want; j++)
 			if (!pp_holds(x->out, x->nr_out, want[j])) {
-				r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, want[j], 0, 1 });
+				double heat = sum > 0 ? x->heat * shares[want[j]] / sum :
+						 x->heat / in->pieces_per_extent;
+
+				r = pp_moves_add(m, cap, (struct pieceplan_move){ x->le, want[j], 0, 1,
+										  heat });
 				m->pieces_out++;
 			}
 		break;
 	}
+	}
 	return r;
+}
+
+static int pp_by_heat_in(const void *a, const void *b)
+{
+	const struct pieceplan_move *x = a, *y = b;
+
+	if (x->heat != y->heat)
+		return x->heat < y->heat ? 1 : -1;
+	if (x->le != y->le)
+		return x->le > y->le ? 1 : -1;
+	return (x->piece > y->piece) - (x->piece < y->piece);
 }
 
 /*
@@ -795,6 +817,7 @@ int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp
 	const struct pieceplan_choice **of = NULL;
 	uint32_t *keep_pieces = NULL;
 	bool *keep_whole = NULL;
+	double *shares = NULL;
 	size_t cap = 0, c = 0;
 	int r = -EINVAL;
 
@@ -833,13 +856,22 @@ int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp
 	keep_pieces = calloc(in->nr ? in->nr : 1, sizeof(*keep_pieces));
 	if (!keep_whole || !keep_pieces)
 		goto out;
+	shares = malloc(in->pieces_per_extent * sizeof(*shares));
+	if (!shares)
+		goto out;
 	pp_keep(in, pp, of, keep_whole, keep_pieces);
 	r = 0;
-	for (int phase = 0; r == 0 && phase < PP_PHASES; phase++)
+	for (int phase = 0; r == 0 && phase < PP_PHASES; phase++) {
+		size_t from = out->nr;
+
 		for (uint32_t i = 0; r == 0 && i < in->nr; i++)
 			r = pp_moves_of(in, pp, i, of[i], keep_whole[i], keep_pieces[i],
-					(enum pp_phase)phase, out, &cap);
+					(enum pp_phase)phase, shares, out, &cap);
+		if (r == 0 && (phase == PP_WHOLE_IN || phase == PP_PIECES_OUT))
+			qsort(out->v + from, out->nr - from, sizeof(*out->v), pp_by_heat_in);
+	}
 out:
+	free(shares);
 	free(of);
 	free(keep_whole);
 	free(keep_pieces);

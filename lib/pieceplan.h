@@ -125,6 +125,7 @@ struct pieceplan_move {
 	uint16_t piece;  /* with whole 0 */
 	uint8_t whole;   /* 1: the whole extent */
 	uint8_t to_ssd;  /* 1: to the SSD tier; 0: to the HDD (a piece: home) */
+	double heat;     /* to the SSD: the extent's heat, or the piece's share of it */
 };
 
 struct pieceplan_moves {
@@ -141,7 +142,10 @@ struct pieceplan_moves {
  * pieces; only what the room needs goes home.  The order: pieces home
  * first (those the plan drops, and all of an extent that is to go whole:
  * a split extent moves whole only when none of its pieces is out), whole
- * extents to the HDD, whole extents to the SSD, pieces out.  Each step
+ * extents to the HDD, whole extents to the SSD, pieces out; the moves to
+ * the SSD hottest first within their step, so that a run's first batches
+ * bring the most of what it brings, and a byte budget cuts the coldest
+ * (ties by le, then piece).  Each step
  * uses only room an earlier one freed or the plan left, and an extent
  * whole on the SSD that the plan wants by pieces goes home before its
  * pieces go out.  A pinned extent never leaves the SSD.

@@ -530,6 +530,43 @@ static void test_hysteresis_whole(void)
 	}
 }
 
+/*
+ * The moves to the SSD hottest first within their step, whatever their le:
+ * a run's first batches bring the most, and a byte budget cuts the coldest.
+ */
+static void test_moves_hottest_first(void)
+{
+	static const double whole_heat[] = { 1, 5, 3 }, piece_heat[] = { 2, 6, 4 };
+	struct pieceplan_extent ext[6];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan_moves m;
+	struct pieceplan pp;
+
+	extents(ext, 6, 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		ext[i].heat = whole_heat[i];
+		even(&t, i);
+		ext[3 + i].heat = piece_heat[i];
+		one_hot_piece(&t, 3 + i, 0.9);
+	}
+	in = input(ext, 6, &t, 3 * PPE + 3, 3);
+	plan_moves(&in, &pp, &m);
+	CHECK_UINT(pp.whole, 3);
+	CHECK_UINT(pp.nr_pieces, 3);
+	CHECK_UINT(m.nr, 6);
+	CHECK_MOVE(m, 0, 10, 0, 1, 1);
+	CHECK_MOVE(m, 1, 20, 0, 1, 1);
+	CHECK_MOVE(m, 2, 0, 0, 1, 1);
+	CHECK_MOVE(m, 3, 40, 4, 0, 1); /* one_hot_piece: piece i % PPE */
+	CHECK_MOVE(m, 4, 50, 5, 0, 1);
+	CHECK_MOVE(m, 5, 30, 3, 0, 1);
+	CHECK_NEAR(m.v[3].heat, 6 * 0.9, 1e-9);
+	CHECK_NEAR(m.v[0].heat, 5, 1e-9);
+	pieceplan_moves_destroy(&m);
+	pieceplan_destroy(&pp);
+}
+
 /* Room for one piece; piece 3 is out, piece 5 a little hotter: 3 stays. */
 static void test_hysteresis_pieces(void)
 {
@@ -733,6 +770,7 @@ int main(void)
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
 	test_moves_order();
+	test_moves_hottest_first();
 	test_moves_keep_cold();
 	test_moves_invalid();
 	return 0;
