@@ -26,7 +26,8 @@
 # not in the whole run either: tierd with schedule auto instead of a
 # tier now, WARM_AUTO seconds from cold (TIERD_BENCH_WARM_AUTO, 90).
 # TIERD_BENCH_PIECE_HEAT=1 starts tierd with --piece-heat: its runs place
-# pieces of extents.
+# pieces of extents. TIERD_BENCH_VERBOSE=1 starts it with --verbose: tierd.log
+# then has each batch's timing (copy, stall, commit).
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -171,6 +172,8 @@ story() {
 						"$tierctl" schedule set bench auto >/dev/null
 						WARM=$WARM_AUTO warm_run auto rr4k "$skew" /dev/mapper/bench ""
 						"$tierctl" schedule set bench manual >/dev/null
+						# A run auto started may still copy: steady state is measured without one.
+						"$tierctl" job abort bench >/dev/null 2>&1 || true
 					else
 						warm_run "$part" rr4k "$skew" /dev/mapper/bench "$TRIGGER"
 					fi
@@ -382,11 +385,12 @@ warm_fixed() {
 # ---- tierd -----------------------------------------------------------------
 
 tierd_up() {
-	local pieces=()
+	local opts=()
 
-	[ "${TIERD_BENCH_PIECE_HEAT:-0}" = 1 ] && pieces=(--piece-heat)
+	[ "${TIERD_BENCH_PIECE_HEAT:-0}" = 1 ] && opts=(--piece-heat)
+	[ "${TIERD_BENCH_VERBOSE:-0}" = 1 ] && opts+=(--verbose)
 	"$tierd" --state-dir "$work/state" --socket "$TIERD_SOCKET" --sample-interval 1 \
-		--policy-dir "$TIERD_SOURCE_DIR/policies" "${pieces[@]}" 2>>"$out/tierd.log" &
+		--policy-dir "$TIERD_SOURCE_DIR/policies" "${opts[@]}" 2>>"$out/tierd.log" &
 	tierd_pid=$!
 	local i
 	for i in $(seq 100); do "$tierctl" pool list >/dev/null 2>&1 && return 0; sleep 0.1; done
@@ -693,7 +697,7 @@ start=$(date +%s)
 	bench_env=()
 	for bench_var in TIERD_BENCH_PIECE_HEAT TIERD_BENCH_REPS TIERD_BENCH_PHASE_C \
 		TIERD_BENCH_SKEWS TIERD_BENCH_ONLY TIERD_BENCH_EXTENT_MB TIERD_BENCH_PROFILES \
-		TIERD_BENCH_SLICE_MB TIERD_BENCH_WARM_AUTO; do
+		TIERD_BENCH_SLICE_MB TIERD_BENCH_WARM_AUTO TIERD_BENCH_VERBOSE; do
 		[ -z "${!bench_var:-}" ] || bench_env+=("$bench_var=\"${!bench_var}\"")
 	done
 	echo "command	${bench_env[*]}${bench_env[*]:+ }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
