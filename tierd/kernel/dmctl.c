@@ -460,7 +460,8 @@ int dmctl_uuid(const char *name, char *buf, size_t len)
 	return r;
 }
 
-static int dmctl_targets_text(int type, const char *name, char **text)
+/* only: the targets of that type, or NULL for all. */
+static int dmctl_targets_text(int type, const char *name, const char *only, char **text)
 {
 	struct dm_task *dmt = NULL;
 	struct dm_info di;
@@ -484,7 +485,7 @@ static int dmctl_targets_text(int type, const char *name, char **text)
 		goto out;
 	do {
 		next = dm_get_next_target(dmt, next, &start, &len, &target, &params);
-		if (target)
+		if (target && (!only || strcmp(target, only) == 0))
 			fprintf(f, "%" PRIu64 " %" PRIu64 " %s %s\n", start, len, target,
 				params ? params : "");
 	} while (next);
@@ -501,12 +502,17 @@ out:
 
 int dmctl_table(const char *name, char **text)
 {
-	return dmctl_targets_text(DM_DEVICE_TABLE, name, text);
+	return dmctl_targets_text(DM_DEVICE_TABLE, name, NULL, text);
 }
 
 int dmctl_status(const char *name, char **text)
 {
-	return dmctl_targets_text(DM_DEVICE_STATUS, name, text);
+	return dmctl_targets_text(DM_DEVICE_STATUS, name, NULL, text);
+}
+
+int dmctl_status_of(const char *name, const char *target, char **text)
+{
+	return dmctl_targets_text(DM_DEVICE_STATUS, name, target, text);
 }
 
 int dmctl_message(const char *name, uint64_t sector, const char *msg, char **response)

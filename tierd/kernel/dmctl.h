@@ -122,6 +122,12 @@ int dmctl_uuid(const char *name, char *buf, size_t len);
  */
 int dmctl_table(const char *name, char **text);
 int dmctl_status(const char *name, char **text);
+/*
+ * The status of NAME's targets of one type only: the kernel still reports
+ * them all, but a table of thousands of linear targets and a few mirrors
+ * is not formatted and parsed whole to find the mirrors.
+ */
+int dmctl_status_of(const char *name, const char *target, char **text);
 
 /*
  * Send a target message (e.g. "@stats_list") to the target at sector. If

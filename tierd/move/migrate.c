@@ -60,6 +60,8 @@ struct migrate_timing {
 	uint64_t commit_bytes;    /* (the bytes written to the devices, all together) */
 	uint64_t state_ns;        /* (of which saving the state) */
 	uint64_t prepare_ns;      /* the commit's encoding and diff, before the suspend */
+	uint64_t recheck_ns;      /* the mirrors' status read again while suspended */
+	uint64_t flush_ns;        /* the destinations flushed while suspended */
 	uint64_t suspend_ns;      /* the suspend itself (in-flight I/O, mirrors stopping) */
 	uint64_t resume_ns;       /* and the resume (the swap, the mirrors torn down) */
 	uint64_t mirror_stall_ns; /* the swap into the mirrors, before the copy */
@@ -386,11 +388,13 @@ static void batch_end(struct migrate_batch *b, int r)
 		       " %.1f ms of it, %llu KiB written); commit prepared in %.1f ms before the"
 		       " suspend; %zu moved, copied in %.2f s after a %.1f ms stall to start the"
 		       " mirrors; suspend"
-		       " %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
+		       " %.1f ms, mirrors read again %.1f ms, flush %.1f ms, resume %.1f ms;"
+		       " in sync seen by %s", b->nr,
 		       t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
 		       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
 		       t->copy_ns / 1e9,
-		       t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->resume_ns / 1e6,
+		       t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->recheck_ns / 1e6,
+		       t->flush_ns / 1e6, t->resume_ns / 1e6,
 		       t->in_sync_by_event ? "a device-mapper event" : "the status poll");
 	/* A difference is a failure of the batch: logged whatever the level. */
 	if (b->verify)
@@ -553,7 +557,7 @@ static int batch_check_mirrors(struct migrate_batch *b)
 	char *status = NULL;
 	int r, pending = 0;
 
-	r = dmctl_status(pool_name(b->p), &status);
+	r = dmctl_status_of(pool_name(b->p), "mirror", &status);
 	if (r == 0)
 		r = dmstatus_mirrors(status, mirrors, MIGRATE_BATCH_MAX, &nr);
 	free(status);
@@ -766,7 +770,10 @@ static void batch_commit(struct migrate_batch *b)
 	 * lose that write; look again.
 	 */
 	if (r == 0) {
+		uint64_t check_from = clock_now_ns();
 		int unsynced = batch_check_mirrors(b);
+
+		b->timing.recheck_ns = clock_now_ns() - check_from;
 
 		for (size_t i = 0; i < b->nr; i++)
 			if (b->remapped[i] && b->items[i].result < 0)
@@ -789,10 +796,12 @@ static void batch_commit(struct migrate_batch *b)
 		 * commit flushes again, with nothing left to do): a destination
 		 * that cannot flush failed its copies, as one that fails writes.
 		 */
+		check_from = clock_now_ns();
 		if (r == 0 && pool_flush_devices(b->p, b->err, sizeof(b->err)) < 0) {
 			r = -EIO;
 			batch_debug(b, "%s", b->err);
 		}
+		b->timing.flush_ns = clock_now_ns() - check_from;
 	}
 	if (r < 0 && volume_suspended(name)) {
 		/* Nothing committed yet: the mirrors stay live, src is complete. */
