@@ -8,6 +8,8 @@
  *   test-dmctl reject NAME A      tables and names the kernel refuses
  *   test-dmctl message NAME       @stats_create / @stats_list
  *   test-dmctl busy NAME A        remove while open: -EBUSY, then force
+ *   test-dmctl big NAME A B       a table of 65,536 targets over A loaded again
+ *                                 after its status was read, then swap's again
  *   test-dmctl table|status NAME  print what dmctl reads, for dmsetup to compare
  *
  * Layout (sectors): 8192 of A from 8192 (to A's end: A is 8 MiB), then 16384
@@ -298,6 +300,53 @@ static void step_busy(const char *name, const char *a)
 	check_gone(name);
 }
 
+/*
+ * The volume's table at tierd's default table-targets: 65,536 one-sector
+ * linear targets over A. libdevmapper keeps, for the life of the process,
+ * how often it had to double its buffer for a status, and makes every later
+ * ioctl's buffer that much bigger: read back once, a table this long made
+ * the next load ask for about a gigabyte, and fail.
+ */
+#define BIG_TARGETS 65536u
+static void step_big(const char *name, const char *a, const char *b)
+{
+	struct layout l;
+	struct dmctl_target *t = calloc(BIG_TARGETS, sizeof(*t));
+	char *params = calloc(BIG_TARGETS, 48), dev[32], *text = NULL;
+	struct timespec t0, t1;
+
+	CHECK(t && params);
+	layout_init(&l, a, b);
+	dev_numbers(a, dev, sizeof(dev));
+	for (uint32_t i = 0; i < BIG_TARGETS; i++) {
+		/* A is 8 MiB: 16,384 sectors, each mapped four times over. */
+		snprintf(params + i * 48, 48, "%s %u", dev, i % 16384);
+		t[i] = (struct dmctl_target){ i, 1, "linear", params + i * 48 };
+	}
+	for (int round = 0; round < 2; round++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK_OK(dmctl_load(name, t, BIG_TARGETS));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("round %d: loaded %u targets in %.1f ms\n", round, BIG_TARGETS,
+		       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+		CHECK_OK(dmctl_suspend(name, 1));
+		CHECK_OK(dmctl_resume(name));
+		CHECK_UINT(info_of(name).size_sectors, BIG_TARGETS);
+		/* Both read every target: the second round loads after them. */
+		CHECK_OK(dmctl_status(name, &text));
+		free(text);
+		CHECK_OK(dmctl_table(name, &text));
+		CHECK(strncmp(text, "0 1 linear ", 11) == 0);
+		free(text);
+	}
+	CHECK_OK(dmctl_load(name, l.swapped, 2));
+	CHECK_OK(dmctl_suspend(name, 1));
+	CHECK_OK(dmctl_resume(name));
+	check_table(name, l.swapped_text);
+	free(t);
+	free(params);
+}
+
 static void print_text(int (*get)(const char *, char **), const char *name)
 {
 	char *text = NULL;
@@ -309,7 +358,7 @@ static void print_text(int (*get)(const char *, char **), const char *name)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: test-dmctl create|swap|reject|message|busy|table|status NAME [DEV...]\n");
+	fprintf(stderr, "usage: test-dmctl create|swap|reject|message|busy|big|table|status NAME [DEV...]\n");
 	exit(2);
 }
 
@@ -339,6 +388,8 @@ int main(int argc, char **argv)
 		step_message(name);
 	else if (!strcmp(step, "busy") && argc == 4)
 		step_busy(name, argv[3]);
+	else if (!strcmp(step, "big") && argc == 5)
+		step_big(name, argv[3], argv[4]);
 	else if (!strcmp(step, "table") && argc == 3)
 		print_text(dmctl_table, name);
 	else if (!strcmp(step, "status") && argc == 3)

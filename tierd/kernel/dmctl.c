@@ -266,23 +266,76 @@ static int dmctl_load_error(const char *name, int r)
 	return -EINVAL;
 }
 
+/*
+ * The load is tierd's own ioctl, with a buffer of the table's size.
+ * libdevmapper sizes every ioctl's buffer by the most doublings any status,
+ * table or message read of the process has needed (its
+ * _ioctl_buffer_double_factor, never reset): once a table of tens of
+ * thousands of targets had been read back, each load asked for that
+ * table's size times 2^8 (a gigabyte at 65,536 targets), zeroed, copied
+ * into the kernel and back, and failed.
+ */
+#define DMCTL_SPEC_ALIGN 8u
 int dmctl_load(const char *name, const struct dmctl_target *t, size_t nr)
 {
-	struct dm_task *dmt = NULL;
-	int r = dmctl_task(DM_DEVICE_RELOAD, name, &dmt);
+	size_t len = sizeof(struct dm_ioctl);
+	struct dm_ioctl *dmi;
+	char *at;
+	int fd, r;
 
+	last_error[0] = '\0';
+	r = dmctl_available();
 	if (r < 0)
 		return r;
+	if (strlen(name) >= sizeof(dmi->name) || nr > UINT32_MAX)
+		return -EINVAL;
 	for (size_t i = 0; i < nr; i++) {
-		r = -EINVAL;
-		if (!dm_task_add_target(dmt, t[i].start, t[i].len, t[i].type,
-					t[i].params ? t[i].params : ""))
-			goto out;
+		size_t params = strlen(t[i].params ? t[i].params : "") + 1;
+
+		if (strlen(t[i].type) >= DM_MAX_TYPE_NAME)
+			return -EINVAL;
+		len += sizeof(struct dm_target_spec) +
+		       (params + DMCTL_SPEC_ALIGN - 1) / DMCTL_SPEC_ALIGN * DMCTL_SPEC_ALIGN;
 	}
-	r = dmctl_load_error(name, dmctl_run(dmt));
-out:
-	dm_task_destroy(dmt);
-	return r;
+	if (len > UINT32_MAX)
+		return -E2BIG;
+	dmi = calloc(1, len);
+	if (!dmi)
+		return -ENOMEM;
+	*dmi = (struct dm_ioctl){
+		.version = { DM_VERSION_MAJOR, 0, 0 },
+		.data_size = (uint32_t)len,
+		.data_start = sizeof(*dmi),
+		.target_count = (uint32_t)nr,
+	};
+	memcpy(dmi->name, name, strlen(name) + 1);
+	at = (char *)dmi + sizeof(*dmi);
+	for (size_t i = 0; i < nr; i++) {
+		struct dm_target_spec *spec = (struct dm_target_spec *)(void *)at;
+		const char *params = t[i].params ? t[i].params : "";
+		size_t size = strlen(params) + 1;
+
+		size = sizeof(*spec) + (size + DMCTL_SPEC_ALIGN - 1) / DMCTL_SPEC_ALIGN *
+					       DMCTL_SPEC_ALIGN;
+		spec->sector_start = t[i].start;
+		spec->length = t[i].len;
+		/* The kernel finds each spec this far from the one before. */
+		spec->next = (uint32_t)size;
+		memcpy(spec->target_type, t[i].type, strlen(t[i].type) + 1);
+		memcpy(spec + 1, params, strlen(params) + 1);
+		at += size;
+	}
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		r = errno == ENOENT ? -ENODEV : -errno;
+	} else {
+		r = ioctl(fd, DM_TABLE_LOAD, dmi) < 0 ? -errno : 0;
+		close(fd);
+	}
+	free(dmi);
+	if (r < 0)
+		dmctl_set_error("device-mapper: reload ioctl on %s failed: %s", name, strerror(-r));
+	return dmctl_load_error(name, r);
 }
 
 int dmctl_clear(const char *name)

@@ -55,6 +55,10 @@ dmsetup ls
 assert_eq "devices left" "$name" "$(dmsetup ls | awk '{ print $1 }')"
 check_layout "$b" 2 8 "$a" 4
 
+step "a table of 65,536 targets, loaded again after its status was read"
+"$T" big $name "$a" "$b"
+check_layout "$b" 2 8 "$a" 4
+
 step "remove while open, then forced"
 "$T" busy $name "$a"
 dmsetup info $name >/dev/null 2>&1 && fail "$name still exists"
