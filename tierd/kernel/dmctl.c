@@ -7,6 +7,7 @@
 #include <libdevmapper.h>
 #include <linux/dm-ioctl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,59 +514,136 @@ int dmctl_uuid(const char *name, char *buf, size_t len)
 	return r;
 }
 
-/* only: the targets of that type, or NULL for all. */
-static int dmctl_targets_text(int type, const char *name, const char *only, char **text)
+/*
+ * DM_TABLE_STATUS, tierd's own ioctl like the load (see dmctl_load): a read
+ * of a long table through libdevmapper would grow the buffer of every later
+ * ioctl of the process, and copy each target into a list of its own. The
+ * buffer starts at the size the last read needed.
+ */
+static size_t dmctl_read_bytes = 16384;
+#define DMCTL_READ_MAX ((size_t)1 << 30)
+
+static int dmctl_read_targets(const char *name, bool table, struct dm_ioctl **out)
 {
-	struct dm_task *dmt = NULL;
-	struct dm_info di;
-	void *next = NULL;
-	uint64_t start, len;
-	char *target, *params, *buf = NULL;
-	size_t size = 0;
+	struct dm_ioctl *dmi = NULL;
+	size_t len = dmctl_read_bytes;
+	int fd, r;
+
+	*out = NULL;
+	last_error[0] = '\0';
+	r = dmctl_available();
+	if (r < 0)
+		return r;
+	if (strlen(name) >= sizeof(dmi->name))
+		return -EINVAL;
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	for (;;) {
+		dmi = calloc(1, len);
+		if (!dmi) {
+			r = -ENOMEM;
+			break;
+		}
+		*dmi = (struct dm_ioctl){
+			.version = { DM_VERSION_MAJOR, 0, 0 },
+			.data_size = (uint32_t)len,
+			.data_start = sizeof(*dmi),
+			/* Status would make thin and cache targets commit metadata first. */
+			.flags = DM_NOFLUSH_FLAG | (table ? DM_STATUS_TABLE_FLAG : 0),
+		};
+		memcpy(dmi->name, name, strlen(name) + 1);
+		r = ioctl(fd, DM_TABLE_STATUS, dmi) < 0 ? -errno : 0;
+		if (r < 0 || !(dmi->flags & DM_BUFFER_FULL_FLAG))
+			break;
+		free(dmi);
+		dmi = NULL;
+		if (len >= DMCTL_READ_MAX) {
+			r = -E2BIG;
+			break;
+		}
+		len *= 2;
+	}
+	close(fd);
+	if (r < 0) {
+		free(dmi);
+		if (r == -ENXIO)
+			return dmctl_no_device(name);
+		dmctl_set_error("device-mapper: %s ioctl on %s failed: %s", table ? "table" :
+				"status", name, strerror(-r));
+		return r;
+	}
+	dmctl_read_bytes = len;
+	*out = dmi;
+	return 0;
+}
+
+/* only: the targets of that type, or NULL for all. */
+static int dmctl_targets_text(bool table, const char *name, const char *only, char **text)
+{
+	struct dm_ioctl *dmi;
+	char *buf = NULL;
+	size_t size = 0, at;
 	FILE *f;
-	int r = dmctl_query(type, name, &dmt, &di);
+	int r = dmctl_read_targets(name, table, &dmi);
 
 	*text = NULL;
 	if (r < 0)
 		return r;
-	if (!di.exists) {
-		r = dmctl_no_device(name);
-		goto out;
-	}
 	r = -ENOMEM;
 	f = open_memstream(&buf, &size);
 	if (!f)
 		goto out;
-	do {
-		next = dm_get_next_target(dmt, next, &start, &len, &target, &params);
-		if (target && (!only || strcmp(target, only) == 0))
-			fprintf(f, "%" PRIu64 " %" PRIu64 " %s %s\n", start, len, target,
-				params ? params : "");
-	} while (next);
-	if (fclose(f) != 0)
-		goto out;
-	*text = buf;
-	buf = NULL;
+	/* Each spec's next is its successor's offset from data_start. */
+	at = dmi->data_start;
 	r = 0;
+	for (uint32_t i = 0; i < dmi->target_count; i++) {
+		const struct dm_target_spec *spec;
+		const char *params;
+
+		if (at + sizeof(*spec) >= dmi->data_size || at + sizeof(*spec) < at) {
+			r = -EIO;
+			break;
+		}
+		spec = (const struct dm_target_spec *)(const void *)((const char *)dmi + at);
+		params = (const char *)(spec + 1);
+		if (!memchr(params, '\0', dmi->data_size - at - sizeof(*spec)) ||
+		    !memchr(spec->target_type, '\0', sizeof(spec->target_type))) {
+			r = -EIO;
+			break;
+		}
+		if (!only || strcmp(spec->target_type, only) == 0)
+			fprintf(f, "%llu %llu %s %s\n", (unsigned long long)spec->sector_start,
+				(unsigned long long)spec->length, spec->target_type, params);
+		at = (size_t)dmi->data_start + spec->next;
+	}
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r == 0) {
+		*text = buf;
+		buf = NULL;
+	} else if (r == -EIO) {
+		dmctl_set_error("device-mapper: the kernel's answer for %s does not parse", name);
+	}
 out:
 	free(buf);
-	dm_task_destroy(dmt);
+	free(dmi);
 	return r;
 }
 
 int dmctl_table(const char *name, char **text)
 {
-	return dmctl_targets_text(DM_DEVICE_TABLE, name, NULL, text);
+	return dmctl_targets_text(true, name, NULL, text);
 }
 
 int dmctl_status(const char *name, char **text)
 {
-	return dmctl_targets_text(DM_DEVICE_STATUS, name, NULL, text);
+	return dmctl_targets_text(false, name, NULL, text);
 }
 
 int dmctl_status_of(const char *name, const char *target, char **text)
 {
-	return dmctl_targets_text(DM_DEVICE_STATUS, name, target, text);
+	return dmctl_targets_text(false, name, target, text);
 }
 
 int dmctl_message(const char *name, uint64_t sector, const char *msg, char **response)
