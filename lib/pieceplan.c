@@ -867,7 +867,8 @@ int pieceplan_moves(const struct pieceplan_input *in, const struct pieceplan *pp
 		for (uint32_t i = 0; r == 0 && i < in->nr; i++)
 			r = pp_moves_of(in, pp, i, of[i], keep_whole[i], keep_pieces[i],
 					(enum pp_phase)phase, shares, out, &cap);
-		if (r == 0 && (phase == PP_WHOLE_IN || phase == PP_PIECES_OUT))
+		/* Not qsort of none: out->v is NULL while no move was added. */
+		if (r == 0 && (phase == PP_WHOLE_IN || phase == PP_PIECES_OUT) && out->nr - from > 1)
 			qsort(out->v + from, out->nr - from, sizeof(*out->v), pp_by_heat_in);
 	}
 out:
