@@ -268,6 +268,53 @@ static int dmctl_load_error(const char *name, int r)
 }
 
 /*
+ * The most a buffer of tierd's own ioctls may hold: the kernel copies it into
+ * one kvmalloc(), which warns and fails above INT_MAX (Linux 6.1).
+ */
+#define DMCTL_IOCTL_MAX ((size_t)1 << 30)
+
+/*
+ * Start one of tierd's own ioctls on NAME: *fd the control device, *out a
+ * zeroed buffer of len bytes with its header set. On failure neither is left
+ * to close or free.
+ */
+static int dmctl_ioctl_start(const char *name, size_t len, uint32_t flags, int *fd,
+			     struct dm_ioctl **out)
+{
+	struct dm_ioctl *dmi;
+	int e;
+
+	*out = NULL;
+	if (strlen(name) >= sizeof(dmi->name)) {
+		dmctl_set_error("device-mapper: device name %s is too long", name);
+		return -EINVAL;
+	}
+	/* No dmctl_available() first: that is for libdevmapper, which would make the node. */
+	*fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (*fd < 0) {
+		e = errno;
+		dmctl_set_error("device-mapper: cannot open /dev/mapper/control: %s", strerror(e));
+		return e == ENOENT ? -ENODEV : -e;
+	}
+	dmi = calloc(1, len);
+	if (!dmi) {
+		close(*fd);
+		*fd = -1;
+		return -ENOMEM;
+	}
+	*dmi = (struct dm_ioctl){
+		/* Major only: the kernel answers with the minor it has. */
+		.version = { DM_VERSION_MAJOR, 0, 0 },
+		.data_size = (uint32_t)len,
+		.data_start = sizeof(*dmi),
+		.flags = flags,
+	};
+	memcpy(dmi->name, name, strlen(name) + 1);
+	*out = dmi;
+	return 0;
+}
+
+/*
  * The load is tierd's own ioctl, with a buffer of the table's size.
  * libdevmapper sizes every ioctl's buffer by the most doublings any status,
  * table or message read of the process has needed (its
@@ -285,31 +332,27 @@ int dmctl_load(const char *name, const struct dmctl_target *t, size_t nr)
 	int fd, r;
 
 	last_error[0] = '\0';
-	r = dmctl_available();
-	if (r < 0)
-		return r;
-	if (strlen(name) >= sizeof(dmi->name) || nr > UINT32_MAX)
-		return -EINVAL;
 	for (size_t i = 0; i < nr; i++) {
 		size_t params = strlen(t[i].params ? t[i].params : "") + 1;
 
-		if (strlen(t[i].type) >= DM_MAX_TYPE_NAME)
+		if (strlen(t[i].type) >= DM_MAX_TYPE_NAME) {
+			dmctl_set_error("device-mapper: target type %s is too long", t[i].type);
 			return -EINVAL;
+		}
 		len += sizeof(struct dm_target_spec) +
 		       (params + DMCTL_SPEC_ALIGN - 1) / DMCTL_SPEC_ALIGN * DMCTL_SPEC_ALIGN;
+		/* Checked as it grows: this also keeps nr within target_count's 32 bits. */
+		if (len > DMCTL_IOCTL_MAX) {
+			dmctl_set_error("device-mapper: the table of %zu targets for %s is over "
+					"the %zu MiB an ioctl may carry", nr, name,
+					DMCTL_IOCTL_MAX >> 20);
+			return -E2BIG;
+		}
 	}
-	if (len > UINT32_MAX)
-		return -E2BIG;
-	dmi = calloc(1, len);
-	if (!dmi)
-		return -ENOMEM;
-	*dmi = (struct dm_ioctl){
-		.version = { DM_VERSION_MAJOR, 0, 0 },
-		.data_size = (uint32_t)len,
-		.data_start = sizeof(*dmi),
-		.target_count = (uint32_t)nr,
-	};
-	memcpy(dmi->name, name, strlen(name) + 1);
+	r = dmctl_ioctl_start(name, len, 0, &fd, &dmi);
+	if (r < 0)
+		return r;
+	dmi->target_count = (uint32_t)nr;
 	at = (char *)dmi + sizeof(*dmi);
 	for (size_t i = 0; i < nr; i++) {
 		struct dm_target_spec *spec = (struct dm_target_spec *)(void *)at;
@@ -323,16 +366,16 @@ int dmctl_load(const char *name, const struct dmctl_target *t, size_t nr)
 		/* The kernel finds each spec this far from the one before. */
 		spec->next = (uint32_t)size;
 		memcpy(spec->target_type, t[i].type, strlen(t[i].type) + 1);
+		/*
+		 * As is: the kernel takes a backslash as escaping the next
+		 * character. libdevmapper doubled them; tierd's params have
+		 * none, so a caller must not pass one unless already escaped.
+		 */
 		memcpy(spec + 1, params, strlen(params) + 1);
 		at += size;
 	}
-	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		r = errno == ENOENT ? -ENODEV : -errno;
-	} else {
-		r = ioctl(fd, DM_TABLE_LOAD, dmi) < 0 ? -errno : 0;
-		close(fd);
-	}
+	r = ioctl(fd, DM_TABLE_LOAD, dmi) < 0 ? -errno : 0;
+	close(fd);
 	free(dmi);
 	if (r < 0)
 		dmctl_set_error("device-mapper: reload ioctl on %s failed: %s", name, strerror(-r));
@@ -518,53 +561,39 @@ int dmctl_uuid(const char *name, char *buf, size_t len)
  * DM_TABLE_STATUS, tierd's own ioctl like the load (see dmctl_load): a read
  * of a long table through libdevmapper would grow the buffer of every later
  * ioctl of the process, and copy each target into a list of its own. The
- * buffer starts at the size the last read needed.
+ * buffer starts at the power of two the last read needed: a small pool read
+ * after a big one does not zero and copy the big one's buffer again.
  */
-static size_t dmctl_read_bytes = 16384;
-#define DMCTL_READ_MAX ((size_t)1 << 30)
+#define DMCTL_READ_MIN ((size_t)16384)
+static size_t dmctl_read_bytes = DMCTL_READ_MIN;
 
 static int dmctl_read_targets(const char *name, bool table, struct dm_ioctl **out)
 {
+	/* Status would make thin and cache targets commit metadata first. */
+	uint32_t flags = DM_NOFLUSH_FLAG | (table ? DM_STATUS_TABLE_FLAG : 0);
 	struct dm_ioctl *dmi = NULL;
-	size_t len = dmctl_read_bytes;
+	size_t len = dmctl_read_bytes, next = DMCTL_READ_MIN;
 	int fd, r;
 
 	*out = NULL;
 	last_error[0] = '\0';
-	r = dmctl_available();
-	if (r < 0)
-		return r;
-	if (strlen(name) >= sizeof(dmi->name))
-		return -EINVAL;
-	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
 	for (;;) {
-		dmi = calloc(1, len);
-		if (!dmi) {
-			r = -ENOMEM;
-			break;
-		}
-		*dmi = (struct dm_ioctl){
-			.version = { DM_VERSION_MAJOR, 0, 0 },
-			.data_size = (uint32_t)len,
-			.data_start = sizeof(*dmi),
-			/* Status would make thin and cache targets commit metadata first. */
-			.flags = DM_NOFLUSH_FLAG | (table ? DM_STATUS_TABLE_FLAG : 0),
-		};
-		memcpy(dmi->name, name, strlen(name) + 1);
+		/* The kernel rewrites the header: each try starts from a new one. */
+		r = dmctl_ioctl_start(name, len, flags, &fd, &dmi);
+		if (r < 0)
+			return r;
 		r = ioctl(fd, DM_TABLE_STATUS, dmi) < 0 ? -errno : 0;
+		close(fd);
 		if (r < 0 || !(dmi->flags & DM_BUFFER_FULL_FLAG))
 			break;
 		free(dmi);
 		dmi = NULL;
-		if (len >= DMCTL_READ_MAX) {
+		if (len >= DMCTL_IOCTL_MAX) {
 			r = -E2BIG;
 			break;
 		}
 		len *= 2;
 	}
-	close(fd);
 	if (r < 0) {
 		free(dmi);
 		if (r == -ENXIO)
@@ -573,7 +602,10 @@ static int dmctl_read_targets(const char *name, bool table, struct dm_ioctl **ou
 				"status", name, strerror(-r));
 		return r;
 	}
-	dmctl_read_bytes = len;
+	/* On success data_size is what the kernel filled: the header, then the targets. */
+	while (next < dmi->data_size && next < DMCTL_IOCTL_MAX)
+		next *= 2;
+	dmctl_read_bytes = next;
 	*out = dmi;
 	return 0;
 }
@@ -617,6 +649,9 @@ static int dmctl_targets_text(bool table, const char *name, const char *only, ch
 				(unsigned long long)spec->length, spec->target_type, params);
 		at = (size_t)dmi->data_start + spec->next;
 	}
+	/* A memstream's only failure is memory: then buf lacks some of the text. */
+	if (ferror(f) && r == 0)
+		r = -ENOMEM;
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r == 0) {

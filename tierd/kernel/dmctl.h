@@ -74,7 +74,8 @@ int dmctl_target_version(const char *target, struct dmctl_version *out);
  * Create NAME (uuid may be NULL), load the table and resume: the device and
  * /dev/mapper/NAME exist on return. On failure nothing is left behind.
  * -EEXIST if the name or uuid is taken, -EINVAL if the kernel rejects the
- * table, -EBUSY if a device in it is held exclusively by someone else.
+ * table, -EBUSY if a device in it is held exclusively by someone else,
+ * -E2BIG if the table takes over 1 GiB in the ioctl.
  */
 int dmctl_create(const char *name, const char *uuid, const struct dmctl_target *t, size_t nr);
 
@@ -119,6 +120,7 @@ int dmctl_uuid(const char *name, char *buf, size_t len);
 /*
  * The live table / status as `dmsetup table` / `dmsetup status` print them:
  * "START LEN TYPE PARAMS\n" per target, "" without a live table. free() *text.
+ * -E2BIG if the kernel's answer would take over 1 GiB.
  */
 int dmctl_table(const char *name, char **text);
 int dmctl_status(const char *name, char **text);
