@@ -95,3 +95,19 @@ size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_wai
 		left += moves[i].state == BATCH_WAITING;
 	return left;
 }
+
+size_t batch_held_pieces(size_t cur, size_t copied, uint64_t copy_ns, uint64_t target_ns,
+			 size_t lo, size_t hi)
+{
+	double fits;
+	size_t next;
+
+	if (!copied)
+		return cur < lo ? lo : cur > hi ? hi : cur;
+	/* A copy too quick to time fits everything. */
+	fits = copy_ns ? (double)copied * (double)target_ns / (double)copy_ns : (double)hi;
+	next = fits >= (double)hi ? hi : (size_t)fits;
+	if (next > cur && next > 2 * copied)
+		next = cur > 2 * copied ? cur : 2 * copied;
+	return next < lo ? lo : next > hi ? hi : next;
+}

@@ -92,4 +92,16 @@ size_t batch_next(struct extmap *map, struct batch_move *moves, size_t nr, size_
 /* The moves still waiting from first_waiting on: a scan. */
 size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_waiting);
 
+/*
+ * How many pieces the next held copy may take (docs/migration.md, "Held
+ * copies of pieces"): the volume's I/O waits for the whole copy, so its
+ * time is kept near target_ns. The last batch copied copied pieces in
+ * copy_ns at once (cur was the most it could take); the next takes as many
+ * as that rate fits in the target, but grows past cur only to twice what
+ * was copied (a quick copy of a few pieces says little of many), within
+ * [lo, hi]. copied 0 keeps cur.
+ */
+size_t batch_held_pieces(size_t cur, size_t copied, uint64_t copy_ns, uint64_t target_ns,
+			 size_t lo, size_t hi);
+
 #endif

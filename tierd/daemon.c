@@ -257,6 +257,13 @@ static int daemon_open_state(struct daemon *d)
 	return r;
 }
 
+/* The setting's word, in the pool layer's terms. */
+static enum pool_piece_copy piece_copy_of(const struct settings *s)
+{
+	return s->piece_copy == SETTINGS_PIECE_COPY_MIRROR ? POOL_PIECE_COPY_MIRROR :
+							     POOL_PIECE_COPY_HELD;
+}
+
 static int daemon_open_pools(struct daemon *d)
 {
 	static const char *const defaults[] = { TIERD_SYSCONF_POLICY_DIR, TIERD_POLICY_DIR };
@@ -275,6 +282,7 @@ static int daemon_open_pools(struct daemon *d)
 	}
 	pools_set_heat_budget(d->methods.pools, d->s.heat_kernel_memory);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
+	pools_set_piece_copy(d->methods.pools, piece_copy_of(&d->s));
 	pools_set_table_targets(d->methods.pools, d->s.table_targets);
 	pools_set_piece_heat(d->methods.pools, d->s.piece_heat);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
@@ -530,6 +538,7 @@ static void daemon_apply_settings(struct daemon *d)
 	heat.half_life_s = d->s.half_life;
 	pools_set_heat_params(d->methods.pools, &heat);
 	pools_set_verify(d->methods.pools, d->s.verify_moves);
+	pools_set_piece_copy(d->methods.pools, piece_copy_of(&d->s));
 	pools_set_table_targets(d->methods.pools, d->s.table_targets);
 	control_set_client_timeout(d->control, d->s.client_timeout);
 }
@@ -569,6 +578,7 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		d->s.half_life = next.half_life;
 		d->s.client_timeout = next.client_timeout;
 		d->s.verify_moves = next.verify_moves;
+		d->s.piece_copy = next.piece_copy;
 		d->s.activate_degraded = next.activate_degraded;
 		d->s.verbose = next.verbose;
 		daemon_apply_settings(d);

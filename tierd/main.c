@@ -88,6 +88,12 @@ static void usage(FILE *out)
 		"                               'tierctl heat' then says how few pieces hold\n"
 		"                               90%% of an extent's I/O (heat.md); a region\n"
 		"                               more for every I/O to count; default off\n"
+		"      --piece-copy held|mirror how a batch of pieces is copied: held, while\n"
+		"                               the volume is suspended (I/O waits for the\n"
+		"                               copy, some 20 ms for 64 pieces); mirror,\n"
+		"                               through dm-mirror as whole extents are (a\n"
+		"                               mirror per piece to set up and tear down);\n"
+		"                               default held (migration.md)\n"
 		"      --activate-degraded      activate a pool still missing a device after\n"
 		"                               --device-timeout: its extents read and write as\n"
 		"                               I/O errors, the rest as usual (pools.md);\n"
@@ -158,7 +164,7 @@ static const char *const setting_options[] = {
 	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
 	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
 	"socket-group", "heat-kernel-memory", "table-targets",
-	"verify-moves", "activate-degraded", "piece-heat",
+	"verify-moves", "activate-degraded", "piece-heat", "piece-copy",
 };
 
 int main(int argc, char **argv)

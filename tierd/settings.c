@@ -25,6 +25,7 @@ enum setting_kind {
 	SETTING_UINT,
 	SETTING_BOOL,
 	SETTING_SIZE, /* bytes with a unit (64M, 1.5G), or "auto": 0, the built-in default */
+	SETTING_CHOICE, /* one of the words of choices, stored as its index (unsigned) */
 };
 
 struct setting {
@@ -34,7 +35,10 @@ struct setting {
 	unsigned min, max; /* SETTING_UINT; SETTING_SIZE in MiB */
 	bool reloadable;
 	bool nullable;     /* a string setting that may be unset ("" in the file unsets it) */
+	const char *const *choices; /* SETTING_CHOICE, NULL-terminated */
 };
+
+static const char *const piece_copy_words[] = { "held", "mirror", NULL };
 
 #define AT(field) offsetof(struct settings, field)
 
@@ -54,6 +58,8 @@ static const struct setting table[] = {
 	/* Above some 524,288 libdevmapper can no longer read the table back (docs/scale.md). */
 	{ "table-targets", SETTING_UINT, AT(table_targets), 64, 524288, true },
 	{ "verify-moves", SETTING_BOOL, AT(verify_moves), .reloadable = true },
+	{ "piece-copy", SETTING_CHOICE, AT(piece_copy), .reloadable = true,
+	  .choices = piece_copy_words },
 	{ "piece-heat", SETTING_BOOL, AT(piece_heat) },
 	{ "activate-degraded", SETTING_BOOL, AT(activate_degraded), .reloadable = true },
 	{ "verbose", SETTING_BOOL, AT(verbose), .reloadable = true },
@@ -190,6 +196,16 @@ int settings_set(struct settings *s, const char *name, const char *value, char *
 		*u64_at(s, t) = v;
 		return 0;
 	}
+	case SETTING_CHOICE:
+		for (unsigned i = 0; t->choices[i]; i++) {
+			if (strcmp(value, t->choices[i]) == 0) {
+				*uint_at(s, t) = i;
+				return 0;
+			}
+		}
+		snprintf(err, err_len, "%s takes %s or %s, not '%s'", name, t->choices[0],
+			 t->choices[1], value);
+		return -EINVAL;
 	case SETTING_BOOL:
 		if (parse_bool(value, bool_at(s, t)) < 0) {
 			snprintf(err, err_len, "%s takes yes or no, not '%s'", name, value);
@@ -357,6 +373,9 @@ static void setting_text(const struct settings *s, const struct setting *t, char
 		break;
 	case SETTING_BOOL:
 		snprintf(buf, len, "%s", *bool_at((struct settings *)s, t) ? "yes" : "no");
+		break;
+	case SETTING_CHOICE:
+		snprintf(buf, len, "%s", t->choices[*uint_at((struct settings *)s, t)]);
 		break;
 	case SETTING_SIZE:
 		if (*u64_at((struct settings *)s, t))

@@ -27,10 +27,18 @@ struct settings {
 	uint64_t heat_kernel_memory; /* bytes all pools' dm-stats may take; 0: the default */
 	unsigned table_targets;   /* the most targets a move may leave a volume's table */
 	bool verify_moves;
+	unsigned piece_copy;      /* enum settings_piece_copy */
 	bool piece_heat;          /* watch how extents' I/O spreads over 16 KiB pieces */
 	bool activate_degraded;   /* after device_timeout, activate with a device missing */
 	bool verbose;
 };
+
+/*
+ * How a batch of pieces is copied (docs/migration.md, "Held copies of
+ * pieces"): while the volume is suspended, or through dm-mirror as whole
+ * extents are. The order is the setting's words'.
+ */
+enum settings_piece_copy { SETTINGS_PIECE_COPY_HELD, SETTINGS_PIECE_COPY_MIRROR };
 
 /* name = value pairs from the command line, applied over the file's. */
 struct settings_overrides {

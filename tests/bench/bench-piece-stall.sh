@@ -6,7 +6,8 @@
 # 64 GiB sparse HDD and a 1 GiB sparse SSD; piece 0 of the next N extents
 # goes out for each N of TIERD_BENCH_PIECES (default "64 1024 4096 8192",
 # so 64, 1,088, 5,184 and 13,376 pieces out), in batches of 64, while a QD1
-# 4K random reader runs on the volume. One line per step:
+# 4K random reader runs on the volume. TIERD_BENCH_PIECE_COPY=held|mirror
+# starts tierd with --piece-copy (its default when unset). One line per step:
 #
 #   pieces_out, targets     after the step
 #   stall_med, stall_max    tierd's stall per batch (suspend to the end of the
@@ -28,10 +29,10 @@ command -v fio >/dev/null || skip "fio is missing"
 vm_modprobe loop dm-mod dm-mirror
 hdd=$(vm_loop_create 64G)
 ssd=$(vm_loop_create 1G)
-tierd_start --verbose
+tierd_start --verbose ${TIERD_BENCH_PIECE_COPY:+--piece-copy "$TIERD_BENCH_PIECE_COPY"}
 tierctl_ok pool create tank --hdd "$hdd" >/dev/null
 tierctl_ok tier attach tank --ssd "$ssd" --no-grow >/dev/null 2>&1
-batch_lines() { grep "pool tank: batch of [0-9]* extents: stall" /tmp/tierd.log || true; }
+batch_lines() { grep "pool tank: batch of [0-9]* [a-z]*: stall" /tmp/tierd.log || true; }
 # med|max WHAT: of the ms after WHAT in this step's batch lines
 med() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p" /tmp/step | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 max() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p" /tmp/step | sort -n | tail -n 1; }

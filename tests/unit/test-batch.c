@@ -468,6 +468,29 @@ static void test_table_budget_random(void)
 	}
 }
 
+/* Held copies keep near their target: shrink at once, grow by doubling at most. */
+static void test_held_pieces(void)
+{
+	const uint64_t ms = 1000000;
+
+	CHECK_UINT(batch_held_pieces(64, 64, 18 * ms, 20 * ms, 4, 64), 64);
+	/* 64 in 80 ms (a slow array): 16 fit in 20 ms. */
+	CHECK_UINT(batch_held_pieces(64, 64, 80 * ms, 20 * ms, 4, 64), 16);
+	/* Then 16 in 10 ms: 32 would fit; no more than twice 16. */
+	CHECK_UINT(batch_held_pieces(16, 16, 10 * ms, 20 * ms, 4, 64), 32);
+	CHECK_UINT(batch_held_pieces(16, 16, 1 * ms, 20 * ms, 4, 64), 32);
+	/* Never below lo, however slow. */
+	CHECK_UINT(batch_held_pieces(16, 16, 2000 * ms, 20 * ms, 4, 64), 4);
+	/* A job's last batch of 3 pieces: quick, it keeps the size; slow, it shrinks it. */
+	CHECK_UINT(batch_held_pieces(64, 3, 1 * ms, 20 * ms, 4, 64), 60);
+	CHECK_UINT(batch_held_pieces(64, 3, 10 * ms, 20 * ms, 4, 64), 6);
+	CHECK_UINT(batch_held_pieces(8, 3, 1 * ms, 20 * ms, 4, 64), 8);
+	/* No copy, or one too quick to time. */
+	CHECK_UINT(batch_held_pieces(40, 0, 0, 20 * ms, 4, 64), 40);
+	CHECK_UINT(batch_held_pieces(100, 0, 0, 20 * ms, 4, 64), 64);
+	CHECK_UINT(batch_held_pieces(8, 8, 0, 20 * ms, 4, 64), 16);
+}
+
 int main(void)
 {
 	test_plain();
@@ -477,6 +500,7 @@ int main(void)
 	test_lookahead();
 	test_first_waiting();
 	test_nothing_fits();
+	test_held_pieces();
 	test_table_budget();
 	test_table_budget_random();
 	return 0;

@@ -94,7 +94,8 @@ static void test_settings_parse(void)
 				   "metrics-listen = [::1]:9477\n"
 				   "client-timeout = 0\n"
 				   "heat-kernel-memory = 1.5G\n"
-				   "table-targets = 4096\n";
+				   "table-targets = 4096\n"
+				   "piece-copy = mirror\n";
 	struct settings s;
 	char err[512];
 
@@ -105,6 +106,7 @@ static void test_settings_parse(void)
 	CHECK_UINT(s.heat_kernel_memory, 0);
 	CHECK_UINT(s.table_targets, 65536);
 	CHECK(!s.verify_moves && !s.policy_dir && !s.metrics_listen);
+	CHECK_UINT(s.piece_copy, SETTINGS_PIECE_COPY_HELD);
 	CHECK_OK(settings_parse(&s, file, strlen(file), err, sizeof(err)));
 	CHECK_STR(s.state_dir, "/srv/tierd state");
 	CHECK_UINT(s.sample_interval, 5);
@@ -113,6 +115,9 @@ static void test_settings_parse(void)
 	CHECK_UINT(s.client_timeout, 0);
 	CHECK_UINT(s.heat_kernel_memory, UINT64_C(3) << 29);
 	CHECK_UINT(s.table_targets, 4096);
+	CHECK_UINT(s.piece_copy, SETTINGS_PIECE_COPY_MIRROR);
+	CHECK_OK(settings_set(&s, "piece-copy", "held", err, sizeof(err)));
+	CHECK_UINT(s.piece_copy, SETTINGS_PIECE_COPY_HELD);
 	CHECK_OK(settings_set(&s, "heat-kernel-memory", "auto", err, sizeof(err)));
 	CHECK_UINT(s.heat_kernel_memory, 0);
 	/* An empty value unsets what may be unset. */
@@ -141,6 +146,7 @@ static void test_settings_bad(void)
 		{ "table-targets = 1000000\n",
 		  "line 1: table-targets takes 64 to 524288, not '1000000'" },
 		{ "verify-moves = maybe\n", "line 1: verify-moves takes yes or no, not 'maybe'" },
+		{ "piece-copy = Held\n", "line 1: piece-copy takes held or mirror, not 'Held'" },
 		{ "state-dir = var/lib\n", "line 1: state-dir takes an absolute path, not 'var/lib'" },
 		{ "state-dir =\n", "line 1: state-dir takes an absolute path, not ''" },
 		{ "metrics-listen = localhost:9477\n",
@@ -200,7 +206,7 @@ static void test_settings_load(void)
 
 	f = fopen(path, "w");
 	CHECK(f);
-	fputs("sample-interval = 5\nsocket = /run/x.sock\nverbose = yes\n", f);
+	fputs("sample-interval = 5\nsocket = /run/x.sock\nverbose = yes\npiece-copy = mirror\n", f);
 	fclose(f);
 	ov.v[ov.nr].name = "sample-interval";
 	ov.v[ov.nr++].value = "7"; /* the command line wins */
@@ -212,7 +218,7 @@ static void test_settings_load(void)
 	CHECK_OK(settings_init(&b));
 	settings_diff(&b, &a, record_diff, &d);
 	CHECK_STR(d.text, "socket:/run/tierd/tierd.sock>/run/x.sock(restart);"
-			  "sample-interval:10>7;verbose:no>yes;");
+			  "sample-interval:10>7;piece-copy:held>mirror;verbose:no>yes;");
 	d.text[0] = '\0';
 	settings_diff(&a, &a, record_diff, &d);
 	CHECK_STR(d.text, "");

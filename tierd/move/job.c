@@ -292,8 +292,23 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 {
 	struct pool_job *job = ctx;
 	uint64_t bytes = (uint64_t)job->nr_items * job_item_bytes(job);
+	uint64_t copy_ns;
+	size_t copied;
 
-	(void)b;
+	/*
+	 * The next held copy's size, from this one's time on the same devices:
+	 * reads of the HDD tier, in parallel. A copy home instead writes the
+	 * HDD tier and flushes it, whose time hardly depends on how many
+	 * pieces (a RAID6 read-modify-write): a smaller batch would not hold
+	 * I/O for less, so copies home are neither timed nor sized.
+	 */
+	if (job->piece_to_ssd && migrate_batch_held_copy(b, &copied, &copy_ns)) {
+		size_t cur = job->p->held_pieces ? job->p->held_pieces : JOB_PIECE_BATCH;
+
+		job->p->held_pieces = (uint32_t)batch_held_pieces(cur, copied, copy_ns,
+								  JOB_HELD_COPY_TARGET_NS,
+								  JOB_HELD_PIECES_MIN, JOB_PIECE_BATCH);
+	}
 	job->batch = NULL;
 	job_account(job, r, err);
 	job->nr_items = 0;
@@ -591,7 +606,12 @@ static void job_next(struct pool_job *job)
 		max = JOB_BATCH;
 	job->waiting = "";
 	if (job->piece_job) {
-		job_pieces_next(job, max * JOB_PIECES_PER_EXTENT);
+		size_t pieces = max * JOB_PIECES_PER_EXTENT;
+
+		if (job->piece_to_ssd && pool_piece_copy(p) == POOL_PIECE_COPY_HELD &&
+		    p->held_pieces && p->held_pieces < pieces)
+			pieces = p->held_pieces;
+		job_pieces_next(job, pieces);
 		return;
 	}
 	job_reserves(job, reserve);

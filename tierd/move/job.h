@@ -169,6 +169,14 @@ int job_abort(struct pool *p, job_watch_fn fn, void *ctx);
  */
 #define JOB_PIECES_PER_EXTENT 4
 #define JOB_PIECE_BATCH (JOB_BATCH * JOB_PIECES_PER_EXTENT)
+/*
+ * A held copy of pieces (piece-copy held) holds the volume's I/O for the
+ * copy: batches to the SSD tier take as many pieces as the devices copied
+ * in this time last, at least JOB_HELD_PIECES_MIN (docs/migration.md,
+ * "Held copies of pieces").
+ */
+#define JOB_HELD_COPY_TARGET_NS (20ull * 1000 * 1000)
+#define JOB_HELD_PIECES_MIN 4
 
 struct job_report_move {
 	uint32_t le;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* migrate: a batch of live moves through dm-mirror (docs/migration.md). */
+/*
+ * migrate: a batch of live moves through dm-mirror, or of pieces copied while
+ * the volume is suspended (docs/migration.md).
+ */
 #include "migrate.h"
 
 #include <errno.h>
@@ -108,6 +111,12 @@ struct migrate_batch {
 	migrate_done_fn done;
 	void *ctx;
 	char err[512];
+	/*
+	 * A batch of pieces only, copied while the volume is suspended
+	 * (docs/migration.md, "Held copies of pieces"): no mirrors; the copy
+	 * engine is set up before the suspend.
+	 */
+	struct ucopy *held;
 	/* --verify-moves: set up before any suspend, used while suspended. */
 	struct ucopy *verify;
 	size_t verify_differ, verify_errors;
@@ -384,18 +393,25 @@ static void batch_end(struct migrate_batch *b, int r)
 	/* Normally written at the last resume; what a failed one left waiting goes now. */
 	batch_debug_release(b);
 	/* Only now: nothing may wait on a write to the log while the volume is suspended. */
-	log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms, state"
-		       " %.1f ms of it, %llu KiB written); commit prepared in %.1f ms before the"
-		       " suspend; %zu moved, copied in %.2f s after a %.1f ms stall to start the"
-		       " mirrors; suspend"
-		       " %.1f ms, mirrors read again %.1f ms, flush %.1f ms, resume %.1f ms;"
-		       " in sync seen by %s", b->nr,
-		       t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
-		       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
-		       t->copy_ns / 1e9,
-		       t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6, t->recheck_ns / 1e6,
-		       t->flush_ns / 1e6, t->resume_ns / 1e6,
-		       t->in_sync_by_event ? "a device-mapper event" : "the status poll");
+	if (b->held)
+		log_pool_debug(pool_name(b->p), "batch of %zu pieces: stall %.1f ms (held copy %.1f"
+			       " ms, commit %.1f ms, state %.1f ms of it, %llu KiB written); commit"
+			       " prepared in %.1f ms before the suspend; %zu moved; suspend %.1f ms,"
+			       " flush %.1f ms, resume %.1f ms", b->nr, t->stall_ns / 1e6,
+			       t->copy_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
+			       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
+			       t->suspend_ns / 1e6, t->flush_ns / 1e6, t->resume_ns / 1e6);
+	else
+		log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms,"
+			       " state %.1f ms of it, %llu KiB written); commit prepared in %.1f ms"
+			       " before the suspend; %zu moved, copied in %.2f s after a %.1f ms stall"
+			       " to start the mirrors; suspend %.1f ms, mirrors read again %.1f ms,"
+			       " flush %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
+			       t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
+			       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
+			       t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
+			       t->recheck_ns / 1e6, t->flush_ns / 1e6, t->resume_ns / 1e6,
+			       t->in_sync_by_event ? "a device-mapper event" : "the status poll");
 	/* A difference is a failure of the batch: logged whatever the level. */
 	if (b->verify)
 		log_pool_msg(b->verify_differ + b->verify_errors ? LOG_WARNING : LOG_DEBUG,
@@ -404,22 +420,18 @@ static void batch_end(struct migrate_batch *b, int r)
 			     b->verify_differ, b->verify_errors,
 			     b->verify_differ + b->verify_errors ? "; nothing committed" : "");
 	ucopy_close(b->verify);
+	ucopy_close(b->held);
 	b->done(b, r, r < 0 ? b->err : "", b->ctx);
 	free(b);
 }
 
 /*
- * Compare every remapped extent's copy with its source. The volume is
- * suspended: no write is in flight, so the two must be equal byte for byte.
- * Blocking on purpose (the I/O is held anyway); returns how many differ or
- * could not be read. Its debug line waits in the batch for the resume.
+ * A ucopy job for each item the commit remapped, from where it was to where
+ * it goes; idx[j] is job j's item. Returns how many.
  */
-static size_t batch_verify(struct migrate_batch *b)
+static size_t batch_jobs(struct migrate_batch *b, struct ucopy_job *jobs, size_t *idx)
 {
-	struct ucopy_job jobs[MIGRATE_BATCH_MAX];
-	size_t idx[MIGRATE_BATCH_MAX], n = 0;
-	uint64_t from = clock_now_ns();
-	int r;
+	size_t n = 0;
 
 	for (size_t i = 0; i < b->nr; i++) {
 		const struct migrate_item *it = &b->items[i];
@@ -453,6 +465,23 @@ static size_t batch_verify(struct migrate_batch *b)
 		};
 		idx[n++] = i;
 	}
+	return n;
+}
+
+/*
+ * Compare every remapped extent's copy with its source. The volume is
+ * suspended: no write is in flight, so the two must be equal byte for byte.
+ * Blocking on purpose (the I/O is held anyway); returns how many differ or
+ * could not be read. Its debug line waits in the batch for the resume.
+ */
+static size_t batch_verify(struct migrate_batch *b)
+{
+	struct ucopy_job jobs[MIGRATE_BATCH_MAX];
+	size_t idx[MIGRATE_BATCH_MAX], n;
+	uint64_t from = clock_now_ns();
+	int r;
+
+	n = batch_jobs(b, jobs, idx);
 	r = ucopy_run(b->verify, UCOPY_VERIFY, jobs, n);
 	b->verify_ns = clock_now_ns() - from;
 	for (size_t j = 0; j < n; j++) {
@@ -468,6 +497,36 @@ static size_t batch_verify(struct migrate_batch *b)
 	batch_debug(b, "verified %zu copies against their source in %.1f ms: %zu differ,"
 		    " %zu unreadable", n, ms(b->verify_ns), b->verify_differ, b->verify_errors);
 	return b->verify_differ + b->verify_errors;
+}
+
+/*
+ * The held copy of a batch of pieces: the volume is suspended, so nothing
+ * writes a piece while it is copied, and the copy is whole once ucopy has
+ * synced the destinations. Blocking on purpose, as the verify. Returns how
+ * many copies failed; their items get the error.
+ */
+static int batch_copy_held(struct migrate_batch *b)
+{
+	struct ucopy_job jobs[MIGRATE_BATCH_MAX];
+	size_t idx[MIGRATE_BATCH_MAX], n;
+	uint64_t from = clock_now_ns();
+	int r, failed = 0;
+
+	n = batch_jobs(b, jobs, idx);
+	r = ucopy_run(b->held, UCOPY_COPY, jobs, n);
+	b->timing.copy_ns = clock_now_ns() - from;
+	for (size_t j = 0; j < n; j++) {
+		int jr = r < 0 ? r : jobs[j].result;
+
+		if (jr < 0) {
+			b->items[idx[j]].result = jr;
+			failed++;
+		}
+	}
+	b->copied = b->total = n;
+	batch_debug(b, "copied %zu pieces while suspended in %.1f ms: %d failed", n,
+		    ms(b->timing.copy_ns), failed);
+	return failed;
 }
 
 /*
@@ -658,7 +717,8 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 		for (size_t j = 0; j < nr_changed; j++)
 			if (b->moves[i].le == changed[j])
 				moves[n++] = b->moves[i];
-	if ((n == b->nr_moves && nr_pieces == b->nr_piece_moves) ||
+	/* A held copy's live table is the old map's: it has no mirrors to keep. */
+	if ((!b->held && n == b->nr_moves && nr_pieces == b->nr_piece_moves) ||
 	    pool_dm_devs(b->p, devs, scratch, sizeof(scratch)) < 0)
 		return;
 	batch_debug(b, "keeping the mirrors of the %zu extents and %zu pieces a device may name",
@@ -667,8 +727,11 @@ static void keep_committed_mirrors(struct migrate_batch *b, const uint32_t *chan
 				       pool_extent_sectors(b->p), moves, n, pieces, nr_pieces,
 				       MIGRATE_REGION_SECTORS) == 0 &&
 	    pool_load_inactive(b->p, &t, scratch, sizeof(scratch)) == 0) {
-		batch_debug_hold(b);
-		b->suspend_from = clock_now_ns();
+		/* A held copy's volume is suspended still: only the resume swaps. */
+		if (!volume_suspended(name)) {
+			batch_debug_hold(b);
+			b->suspend_from = clock_now_ns();
+		}
 		if (dmctl_suspend(name, 0) == 0) {
 			dmctl_resume(name);
 			batch_debug(b, "resumed on the kept mirrors (I/O held %.1f ms)",
@@ -771,15 +834,20 @@ static void batch_commit(struct migrate_batch *b)
 	 */
 	if (r == 0) {
 		uint64_t check_from = clock_now_ns();
-		int unsynced = batch_check_mirrors(b);
+		int unsynced = 0;
 
-		b->timing.recheck_ns = clock_now_ns() - check_from;
-
+		if (b->held) {
+			batch_copy_held(b);
+		} else {
+			unsynced = batch_check_mirrors(b);
+			b->timing.recheck_ns = clock_now_ns() - check_from;
+		}
 		for (size_t i = 0; i < b->nr; i++)
 			if (b->remapped[i] && b->items[i].result < 0)
 				unsynced++;
-		batch_debug(b, "mirrors read again while suspended: %d copies no longer whole",
-			    unsynced);
+		if (!b->held)
+			batch_debug(b, "mirrors read again while suspended: %d copies no longer"
+				    " whole", unsynced);
 		if (!unsynced && b->verify && batch_verify(b)) {
 			r = -EIO;
 			snprintf(b->err, sizeof(b->err),
@@ -804,14 +872,14 @@ static void batch_commit(struct migrate_batch *b)
 		b->timing.flush_ns = clock_now_ns() - check_from;
 	}
 	if (r < 0 && volume_suspended(name)) {
-		/* Nothing committed yet: the mirrors stay live, src is complete. */
+		/* Nothing committed yet: the mirrors (or the map's table) stay live, src is complete. */
 		dmctl_clear(name);
 		dmctl_resume(name);
-		batch_debug(b, "resumed on the mirrors, nothing committed (I/O held %.1f ms)",
-			    ms(swap_done(b)));
+		batch_debug(b, "resumed on the %s, nothing committed (I/O held %.1f ms)",
+			    b->held ? "map's table" : "mirrors", ms(swap_done(b)));
 		pool_prepared_release(&next);
 		batch_revert(b, 1);
-		r = return_to_map(b, devs);
+		r = b->held ? 0 : return_to_map(b, devs);
 		if (r < 0) {
 			snprintf(b->err, sizeof(b->err), "pool %s: nothing moved, but the mirrors could"
 				 " not be removed from the table (%s)", name, dmctl_error_text(r));
@@ -836,10 +904,17 @@ static void batch_commit(struct migrate_batch *b)
 		if (r < 0) {
 			batch_debug(b, "commit failed after %.1f ms: %s", ms(b->timing.commit_ns),
 				    b->err);
-			dmctl_clear(name);
-			dmctl_resume(name); /* the mirrors stay live: both legs equal */
-			batch_debug(b, "resumed on the mirrors (I/O held %.1f ms)",
-				    ms(swap_done(b)));
+			/*
+			 * A held copy has no mirror to resume on: the volume stays
+			 * suspended until a device may name only one of src and dst
+			 * (below), which are equal until then.
+			 */
+			if (!b->held) {
+				dmctl_clear(name);
+				dmctl_resume(name); /* the mirrors stay live: both legs equal */
+				batch_debug(b, "resumed on the mirrors (I/O held %.1f ms)",
+					    ms(swap_done(b)));
+			}
 		} else {
 			if (nr_pieces)
 				batch_debug(b, "committed %zu extents and %zu pieces to the devices"
@@ -872,11 +947,27 @@ static void batch_commit(struct migrate_batch *b)
 		batch_revert(b, 1);
 		if (pool_commit(b->p, changed, nr_changed, again, sizeof(again)) == 0) {
 			batch_debug(b, "wrote the old mapping back as a newer generation");
-			if (return_to_map(b, devs) < 0)
+			if (b->held && volume_suspended(name)) {
+				dmctl_clear(name);
+				dmctl_resume(name);
+				batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
+					    ms(swap_done(b)));
+			} else if (return_to_map(b, devs) < 0) {
 				leave_mirrors(b, NULL, 0);
+			}
 		} else {
 			pool_set_broken(b->p, again);
 			keep_committed_mirrors(b, changed, nr_changed, pieces, nr_pieces, devs);
+			if (volume_suspended(name)) {
+				/*
+				 * A held copy whose mirrors could not be loaded: src
+				 * takes the writes. The pool takes no more moves.
+				 */
+				dmctl_clear(name);
+				dmctl_resume(name);
+				batch_debug(b, "resumed on the map's table without the mirrors"
+					    " (I/O held %.1f ms)", ms(swap_done(b)));
+			}
 			leave_mirrors(b, changed, nr_changed);
 		}
 		batch_end(b, r);
@@ -921,6 +1012,13 @@ static void batch_check(struct migrate_batch *b, bool by_event)
 		fault_point("move-in-sync");
 		batch_commit(b);
 	}
+}
+
+static void batch_held_go(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	batch_commit(w->data);
 }
 
 static void batch_poll(struct ev_loop *loop, ev_timer *w, int revents)
@@ -1009,6 +1107,32 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 		snprintf(err, err_len, "pool %s: cannot move pieces: %s", name, strerror(-r));
 		goto fail;
 	}
+	/*
+	 * Mirrors a failed batch left stay until a batch of mirrors replaces
+	 * them: a held copy does not.
+	 */
+	if (b->nr_moves == 0 && pool_piece_copy(p) == POOL_PIECE_COPY_HELD && !p->leftover) {
+		r = ucopy_open(&b->held, (unsigned)b->nr_piece_moves,
+			       (size_t)piece_sectors(p) * 512, pool_block_size(p));
+		if (r < 0) {
+			static bool said;
+
+			if (!said)
+				log_pool_warn(name, "no io_uring for held copies of pieces (%s):"
+					      " they go through mirrors", strerror(-r));
+			said = true;
+			b->held = NULL;
+		}
+	}
+	if (b->held) {
+		/* From the loop, as after a mirror's copy: done never runs before we return. */
+		b->copy_from = clock_now_ns();
+		ev_timer_init(&b->poll, batch_held_go, 0., 0.);
+		b->poll.data = b;
+		ev_timer_start(loop, &b->poll);
+		*out = b;
+		return 0;
+	}
 	r = pool_dm_devs(p, devs, err, err_len);
 	if (r < 0)
 		goto fail;
@@ -1086,6 +1210,7 @@ fail:
 	if (b->events_fd >= 0)
 		close(b->events_fd);
 	release_destinations(b);
+	ucopy_close(b->held);
 	ucopy_close(b->verify);
 	free(b);
 	return r;
@@ -1095,4 +1220,13 @@ void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uin
 {
 	*copied = b->copied;
 	*total = b->total;
+}
+
+bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns)
+{
+	if (!b->held)
+		return false;
+	*copied = (size_t)b->copied;
+	*copy_ns = b->timing.copy_ns;
+	return true;
 }

@@ -625,3 +625,8 @@ bool pool_verify_moves(const struct pool *p)
 {
 	return p->ps->verify;
 }
+
+enum pool_piece_copy pool_piece_copy(const struct pool *p)
+{
+	return p->ps->piece_copy;
+}

@@ -49,6 +49,11 @@ struct pool {
 	void *leftover;
 	void (*leftover_destroy)(void *leftover);
 	const char *job_what; /* what it is doing, for "pool NAME is busy: ..." */
+	/*
+	 * The move layer's: the most pieces the next held copy may take, as
+	 * the last ones timed on these devices (0: none timed yet).
+	 */
+	uint32_t held_pieces;
 	uint32_t dm_major, dm_minor; /* the volume's, while active */
 	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
 	/*
@@ -149,6 +154,7 @@ struct pools {
 	struct heat_params heat;
 	uint64_t heat_budget; /* dm-stats memory of all pools; 0: the default */
 	bool verify; /* compare every copy with its source before committing it */
+	enum pool_piece_copy piece_copy; /* how batches of pieces copy (the piece-copy setting) */
 	bool piece_heat; /* watch pieces' heat where the budget has room (the piece-heat setting) */
 	uint32_t table_targets; /* the most targets a move may leave a table; 0: no limit */
 	pools_forget_fn forget;
@@ -342,6 +348,7 @@ int pool_dev_fd(const struct pool *p, unsigned dev);
 uint64_t pool_pe_offset(const struct pool *p, unsigned dev, uint32_t pe);
 uint32_t pool_block_size(const struct pool *p);
 bool pool_verify_moves(const struct pool *p);
+enum pool_piece_copy pool_piece_copy(const struct pool *p);
 /* Load t as p's inactive table (before a suspend). */
 int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_t err_len);
 /*

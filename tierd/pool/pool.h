@@ -213,6 +213,12 @@ void pools_set_heat_budget(struct pools *ps, uint64_t bytes);
 uint64_t pools_heat_budget(const struct pools *ps);
 /* Compare every copy with its source (io_uring, ucopy.c) before committing it. */
 void pools_set_verify(struct pools *ps, bool verify);
+/*
+ * How batches of pieces copy (docs/migration.md, "Held copies of pieces"):
+ * held, while the volume is suspended, or through dm-mirror as extents do.
+ */
+enum pool_piece_copy { POOL_PIECE_COPY_HELD, POOL_PIECE_COPY_MIRROR };
+void pools_set_piece_copy(struct pools *ps, enum pool_piece_copy how);
 /* The most targets a move may leave a volume's table (0: no limit); see lib/batch.h. */
 void pools_set_table_targets(struct pools *ps, uint32_t max);
 /* Watch pieces' heat too (the piece-heat setting) in pools whose heat starts from now on. */

@@ -198,6 +198,11 @@ void pools_set_verify(struct pools *ps, bool verify)
 	ps->verify = verify;
 }
 
+void pools_set_piece_copy(struct pools *ps, enum pool_piece_copy how)
+{
+	ps->piece_copy = how;
+}
+
 void pools_set_piece_heat(struct pools *ps, bool on)
 {
 	ps->piece_heat = on;

@@ -128,9 +128,9 @@ check_slots() {
 }
 # logged_kib FROM: the KiB each batch's commit wrote, for the batches logged
 # after the first FROM.
-batches() { grep -c "pool tank: batch of [0-9]* extents: stall" /tmp/tierd.log || true; }
+batches() { grep -c "pool tank: batch of [0-9]* [a-z]*: stall" /tmp/tierd.log || true; }
 logged_kib() {
-	grep "pool tank: batch of [0-9]* extents: stall" /tmp/tierd.log | tail -n +$(($1 + 1)) |
+	grep "pool tank: batch of [0-9]* [a-z]*: stall" /tmp/tierd.log | tail -n +$(($1 + 1)) |
 		sed -n 's/.*, \([0-9]*\) KiB written).*/\1/p'
 }
 # A whole generation to both devices: the record (a 256-byte head, 8 bytes

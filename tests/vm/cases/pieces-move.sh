@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tierd moves pieces of extents itself ('extent move --pieces'): out to a
 # container it makes of a free SSD extent, between slots, and home, live,
-# with a writer writing a moving piece. After every step the volume reads
+# with a writer writing a moving piece, copied while the volume is
+# suspended and through mirrors. After every step the volume reads
 # what was written, and each piece the newest metadata slot puts out holds
 # its bytes in its slot. The pieces survive a restart from the state and an
 # import from the devices alone. tierd killed at each step of a piece
@@ -110,7 +111,11 @@ write_piece 10 5
 write_piece 12 100
 check "after the writes"
 
-step "pieces come home and others go out"
+# The moves before copied the pieces while the volume was suspended (the
+# default); these copy them through mirrors.
+step "pieces come home and others go out, copied through mirrors"
+tierd_stop TERM
+tierd_start --piece-copy mirror
 tierctl_ok extent move tank 10 --tier hdd --pieces 0-3 >/dev/null
 tierctl_ok extent move tank 20 --tier ssd --pieces 200-203 >/dev/null
 tierctl_ok extent move tank 10 --tier ssd --pieces 0-7 >/dev/null # 0-3 again, 4-7 stay
