@@ -577,6 +577,7 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		d->s.history_days = next.history_days;
 		d->s.half_life = next.half_life;
 		d->s.client_timeout = next.client_timeout;
+		d->s.table_targets = next.table_targets;
 		d->s.verify_moves = next.verify_moves;
 		d->s.piece_copy = next.piece_copy;
 		d->s.activate_degraded = next.activate_degraded;

@@ -8,7 +8,8 @@
 # many as pool show says. A move that adds no target still goes at the
 # limit. A tiering run near the limit plans only moves that fit: it ends
 # done, saying how many extents it passed over. After a detach and a
-# restart the data reads back as written.
+# restart the data reads back as written. A reload of tierd.conf (SIGHUP)
+# changes the limit.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M) ssd=$(vm_loop_create 96M)
@@ -81,11 +82,19 @@ assert_eq "targets after the detach" "$(kernel_targets)" "$(pool_field tank .tab
 vm_drop_caches
 assert_eq "volume contents" "$want" "$(vm_digest $vol "$size")"
 
-step "restart"
+step "restart, the limit from tierd.conf"
 tierd_stop
-tierd_start --table-targets $LIMIT
+echo "table-targets = $LIMIT" >/tmp/tierd.conf
+tierd_start --config /tmp/tierd.conf
 assert_eq "pool state after the restart" active "$(pool_field tank .state)"
 check_targets "after the restart"
 json_save pool pool show tank
+
+step "a reload (SIGHUP) raises the limit"
+echo "table-targets = 96" >/tmp/tierd.conf
+kill -HUP "$TIERD_PID"
+limit_is() { [ "$(pool_field tank .table.max_targets)" = "$1" ]; }
+wait_until 10 "the limit of 96 targets in force" limit_is 96
+grep -q "reload: table-targets $LIMIT -> 96" /tmp/tierd.log || fail "the reload is not in tierd's log"
 json_check
 tierd_stop
