@@ -17,6 +17,8 @@
 #   reader_max, reader_p999 the reader's worst and 99.9th percentile latency
 #                           (ms): what a batch held I/O, at most
 #
+# and the summary line of the step's worst batch (tierd --verbose).
+#
 #   tests/bench/bench-piece-stall.sh
 set -euo pipefail
 
@@ -46,7 +48,8 @@ for n in ${TIERD_BENCH_PIECES:-64 1024 4096 8192}; do
 		--iodepth=1 --size=1G --time_based --runtime=3600 --output-format=json \
 		--output=/tmp/reader.json &
 	reader=$!
-	sleep 1
+	# Running before the move starts: fio writes no report if stopped while it sets up.
+	sleep 2
 	"$TIERCTL" extent move tank $from "$n" --tier ssd --pieces 0 >/dev/null ||
 		fail "pieces 0 of extents $from-$((from + n - 1)) did not move"
 	kill -TERM $reader
@@ -58,4 +61,7 @@ for n in ${TIERD_BENCH_PIECES:-64 1024 4096 8192}; do
 		"\(.max / 1e6) \(.percentile["99.900000"] / 1e6)"')
 	printf '%10d %8d %8d %9s %9s %10s %10.1f %11.1f\n' $from "$(dmsetup table tank | wc -l)" \
 		"$(wc -l </tmp/step)" "$(med stall)" "$(max stall)" "$(med resume)" "$lat_max" "$lat_p999"
+	# Where the worst batch's time went.
+	worst=$(max stall)
+	grep -F "stall $worst ms" /tmp/step | head -n 1 | sed 's/.*: batch of/  worst: batch of/'
 done
