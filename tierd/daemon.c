@@ -66,13 +66,21 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+struct sample_ctx {
+	uint64_t now_ns;
+	struct tierings *tierings;
+};
+
 static int sample_one(struct pool *p, void *ctx)
 {
+	struct sample_ctx *sc = ctx;
 	char err[POOL_ERR_MAX];
-	int r = pool_sample(p, *(uint64_t *)ctx, err, sizeof(err));
+	int r = pool_sample(p, sc->now_ns, err, sizeof(err));
 
 	if (r < 0)
 		log_warn("%s", err);
+	else
+		tierings_heat_sampled(sc->tierings, p);
 	return r;
 }
 
@@ -81,11 +89,11 @@ static void daemon_update_status(struct daemon *d);
 static void sample_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct daemon *d = w->data;
-	uint64_t now = realtime_ns();
+	struct sample_ctx sc = { realtime_ns(), d->methods.tierings };
 
 	(void)loop;
 	(void)revents;
-	pools_for_each(d->methods.pools, sample_one, &now);
+	pools_for_each(d->methods.pools, sample_one, &sc);
 	daemon_update_status(d);
 }
 

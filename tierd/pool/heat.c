@@ -704,6 +704,16 @@ int pool_piece_shares(const struct pool *p, uint32_t le, double *out)
 	return 1;
 }
 
+bool pool_has_heat(const struct pool *p)
+{
+	const struct heat_table *t = &p->heat;
+
+	for (uint32_t i = heat_next_used(t, 0, t->nr); i < t->nr; i = heat_next_used(t, i + 1, t->nr))
+		if (heat_at(t, i)->heat != 0)
+			return true;
+	return false;
+}
+
 int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **out,
 		  uint32_t *nr)
 {

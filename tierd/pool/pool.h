@@ -259,6 +259,8 @@ struct pool_hot_extent {
 uint32_t pool_pieces_per_extent(const struct pool *p);
 int pool_piece_shares(const struct pool *p, uint32_t le, double *out);
 
+/* Whether any extent has heat: the extents of the heat's allocated pages, stopping at the first. */
+bool pool_has_heat(const struct pool *p);
 /* The top extents by heat, hottest first, only those with any (free *out). */
 int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **out,
 		  uint32_t *nr);

@@ -58,6 +58,11 @@ struct tiering_pool {
 	bool auto_full;
 	/* A full auto run ended: the next plan comes at once, not an interval on. */
 	bool auto_again;
+	/*
+	 * An auto plan found the pool without heat: the first sample that
+	 * brings some has the next plan come at once (tierings_heat_sampled).
+	 */
+	bool auto_cold;
 	/* The table's limit passed over this many extents in the run's plan. */
 	uint64_t table_passed_over;
 	struct tiering_table table;

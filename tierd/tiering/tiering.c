@@ -95,6 +95,16 @@ static int tiering_next_run(const struct tiering_pool *tp, int64_t now, int64_t 
 	return schedule_next(&tp->sched, now, tp->last_start, next);
 }
 
+void tierings_heat_sampled(struct tierings *ts, struct pool *p)
+{
+	struct tiering_pool *tp = tiering_find(ts, p);
+
+	if (!tp || !tp->auto_cold || tp->running || !pool_has_heat(p))
+		return;
+	tp->auto_cold = false;
+	tiering_plan_again_soon(tp);
+}
+
 void tiering_plan_again_soon(struct tiering_pool *tp)
 {
 	if (tp->sched.kind != SCHEDULE_AUTO || !ev_is_active(&tp->timer))
@@ -111,6 +121,7 @@ static void tiering_apply_schedule(struct tiering_pool *tp)
 	tp->armed_at = 0;
 	tp->due = 0;
 	tp->auto_again = false;
+	tp->auto_cold = false;
 	if (tp->sched.kind != SCHEDULE_MANUAL)
 		ev_periodic_start(tp->ts->loop, &tp->timer);
 }

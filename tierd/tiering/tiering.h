@@ -73,6 +73,12 @@ typedef void (*tiering_notify_fn)(const struct tiering_progress *progress,
 int tierings_open(struct tierings **out, struct ev_loop *loop, struct pools *ps, struct state *st,
 		  const char *const *policy_dirs, size_t nr_dirs, char *err, size_t err_len);
 void tierings_close(struct tierings *ts);
+/*
+ * p's heat was just sampled. Under schedule auto, a pool whose last plan
+ * found no heat at all is planned again at once if it has some now: a
+ * cold pool's first plan comes with its first I/O, not an interval later.
+ */
+void tierings_heat_sampled(struct tierings *ts, struct pool *p);
 struct tiering_policy_report {
 	struct policy policy;
 	char path[PATH_MAX]; /* "" for the built-in auto */

@@ -4,7 +4,8 @@
 # its plan wanted more the next run starts as soon as it ends, not at the
 # next half-minute plan: 40 extents made hot are on the SSD after three
 # runs back to back (16, 16, 8). Then auto plans on its own interval
-# again, and the data reads back as written.
+# again, and the data reads back as written. On a pool that has no heat
+# yet, auto's first plan comes with the first sample of its I/O.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M) ssd=$(vm_loop_create 96M)
@@ -29,6 +30,27 @@ extent_devs() {
 			}
 		}'
 }
+
+step "a cold pool: auto's first plan comes with its first I/O"
+# Its first plan, a second after the schedule is set, finds no heat; the
+# first sample with some has the next come at once, not 30 s on.
+cold_hdd=$(vm_loop_create 64M) cold_ssd=$(vm_loop_create 32M)
+tierctl_ok pool create cold --hdd "$cold_hdd" --extent-size 1M
+tierctl_ok tier attach cold --ssd "$cold_ssd" --no-grow
+tierctl_ok schedule set cold auto --io-awareness off
+sleep 3
+assert_eq "runs of the cold pool before its I/O" 0 "$("$TIERCTL" runs cold --json | jq '.runs | length')"
+t0=$(date +%s)
+fio --name=cold --filename=/dev/mapper/cold --direct=1 --rw=randread --bs=4k --size=$((4 * E)) \
+	--offset=$((20 * E)) --number_ios=400 --randrepeat=0 --output=/dev/null || fail "fio"
+cold_run() { [ "$("$TIERCTL" runs cold --json | jq '.runs | length')" -gt 0 ]; }
+wait_until 30 "a run of the cold pool" cold_run
+started=$(date -d "$("$TIERCTL" runs cold --json | jq -r '.runs[-1].started_at')" +%s)
+echo "the cold pool's first run started $((started - t0)) s after its I/O began"
+# 6 s alone in the VM; the next half-minute plan would be 28 s after t0.
+[ $((started - t0)) -le 18 ] || fail "the first run came $((started - t0)) s after the I/O, not with it"
+assert_eq "its trigger" auto "$("$TIERCTL" runs cold --json | jq -r '.runs[-1].trigger')"
+tierctl_ok schedule set cold manual
 
 step "40 extents made hot, apart from each other"
 first=10 step_le=3 count=40
