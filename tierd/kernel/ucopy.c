@@ -113,7 +113,14 @@ int ucopy_open(struct ucopy **out, unsigned depth, size_t chunk, size_t align)
 	u->slots = calloc(depth, sizeof(*u->slots));
 	u->free_slots = calloc(depth, sizeof(*u->free_slots));
 	iov = calloc(depth, sizeof(*iov));
-	if (!u->slots || !u->free_slots || !iov) {
+	/*
+	 * Room to sync the destinations of depth jobs: a COPY of no more jobs
+	 * than that allocates nothing, so it may run while a volume is
+	 * suspended (migrate.c's held copies).
+	 */
+	u->fds = calloc(depth, sizeof(*u->fds));
+	u->fds_cap = depth;
+	if (!u->slots || !u->free_slots || !iov || !u->fds) {
 		r = -ENOMEM;
 		goto err;
 	}

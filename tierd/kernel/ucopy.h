@@ -55,7 +55,8 @@ void ucopy_close(struct ucopy *u);
  * Blocking: run every job to completion. 0 if the engine ran (results in
  * jobs[i].result), -EBUSY if a batch from ucopy_start() is still running,
  * -errno if the engine itself failed (the ucopy is then only good for
- * ucopy_close()).
+ * ucopy_close()). For at most ucopy_open's depth jobs it allocates nothing,
+ * nor does ucopy_start(): it may run while a volume is suspended.
  */
 int ucopy_run(struct ucopy *u, enum ucopy_mode mode, struct ucopy_job *jobs, size_t nr);
 

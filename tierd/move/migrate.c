@@ -253,6 +253,11 @@ struct migrate_leftover {
 	uint64_t since_ns;
 	bool recommit;
 	bool failing_held; /* said that held writes now fail */
+	/*
+	 * A held copy's batch left the volume suspended: no mirror keeps src
+	 * and dst equal, so I/O waits until the old mapping is on every device.
+	 */
+	bool suspended;
 	unsigned retries;
 	uint32_t changed[MIGRATE_BATCH_MAX];
 	size_t nr_changed;
@@ -319,7 +324,12 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	}
 	held = (clock_now_ns() - l->since_ns) / 1e9;
-	if (held >= MIGRATE_HELD_SECONDS) {
+	if (l->suspended && held >= MIGRATE_HELD_SECONDS && !l->failing_held) {
+		log_pool_err(name, "the volume's I/O still waits for the old mapping to reach every"
+			     " device (%s); retrying every %.0f s", err,
+			     MIGRATE_LEFTOVER_RETRY_SECONDS);
+		l->failing_held = true;
+	} else if (!l->suspended && held >= MIGRATE_HELD_SECONDS) {
 		/*
 		 * A flush suspend completes what a failed leg holds with EIO: the
 		 * writer learns its write did not happen, which is the truth while
@@ -342,17 +352,25 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
  * them, so that the writes they hold do not wait for a restart. changed: the
  * extents a device may name on their destinations (recommit), else NULL.
  */
-static void leave_mirrors(struct migrate_batch *b, const uint32_t *changed, size_t nr_changed)
+static void leave_mirrors(struct migrate_batch *b, const uint32_t *changed, size_t nr_changed,
+			  bool suspended)
 {
 	struct migrate_leftover *l = calloc(1, sizeof(*l));
 
-	log_pool_warn(pool_name(b->p), "a failed move left mirrors in the volume's table; removing"
-		      " them again every %.0f s", MIGRATE_LEFTOVER_RETRY_SECONDS);
+	if (suspended)
+		log_pool_err(pool_name(b->p), "a failed move left the volume suspended: a device may"
+			     " name the pieces' copies, no mirror keeps them equal to their sources;"
+			     " writing the old mapping again every %.0f s, I/O waits until then",
+			     MIGRATE_LEFTOVER_RETRY_SECONDS);
+	else
+		log_pool_warn(pool_name(b->p), "a failed move left mirrors in the volume's table;"
+			      " removing them again every %.0f s", MIGRATE_LEFTOVER_RETRY_SECONDS);
 	if (!l)
 		return; /* the next batch or restart removes them */
 	l->loop = b->loop;
 	l->p = b->p;
 	l->since_ns = clock_now_ns();
+	l->suspended = suspended;
 	l->recommit = changed != NULL;
 	if (changed) {
 		memcpy(l->changed, changed, nr_changed * sizeof(*changed));
@@ -523,7 +541,9 @@ static int batch_copy_held(struct migrate_batch *b)
 			failed++;
 		}
 	}
-	b->copied = b->total = n;
+	/* Only whole copies time the devices: a quick failure would grow the next batch. */
+	b->copied = n - (size_t)failed;
+	b->total = n;
 	batch_debug(b, "copied %zu pieces while suspended in %.1f ms: %d failed", n,
 		    ms(b->timing.copy_ns), failed);
 	return failed;
@@ -820,7 +840,7 @@ static void batch_commit(struct migrate_batch *b)
 		pool_prepared_release(&next);
 		batch_revert(b, 1);
 		if (return_to_map(b, devs) < 0)
-			leave_mirrors(b, NULL, 0);
+			leave_mirrors(b, NULL, 0, false);
 		batch_end(b, r);
 		return;
 	}
@@ -883,7 +903,7 @@ static void batch_commit(struct migrate_batch *b)
 		if (r < 0) {
 			snprintf(b->err, sizeof(b->err), "pool %s: nothing moved, but the mirrors could"
 				 " not be removed from the table (%s)", name, dmctl_error_text(r));
-			leave_mirrors(b, NULL, 0);
+			leave_mirrors(b, NULL, 0, false);
 			batch_end(b, -EIO);
 			return;
 		}
@@ -953,22 +973,19 @@ static void batch_commit(struct migrate_batch *b)
 				batch_debug(b, "resumed on the map's table (I/O held %.1f ms)",
 					    ms(swap_done(b)));
 			} else if (return_to_map(b, devs) < 0) {
-				leave_mirrors(b, NULL, 0);
+				leave_mirrors(b, NULL, 0, false);
 			}
 		} else {
 			pool_set_broken(b->p, again);
 			keep_committed_mirrors(b, changed, nr_changed, pieces, nr_pieces, devs);
-			if (volume_suspended(name)) {
-				/*
-				 * A held copy whose mirrors could not be loaded: src
-				 * takes the writes. The pool takes no more moves.
-				 */
-				dmctl_clear(name);
-				dmctl_resume(name);
-				batch_debug(b, "resumed on the map's table without the mirrors"
-					    " (I/O held %.1f ms)", ms(swap_done(b)));
-			}
-			leave_mirrors(b, changed, nr_changed);
+			/*
+			 * A held copy whose mirrors could not be loaded: resuming on
+			 * either table could serve a place that misses writes after a
+			 * restart, so the volume stays suspended until the old
+			 * mapping reaches every device (leftover_retry), then resumes
+			 * on it. The pool takes no more moves.
+			 */
+			leave_mirrors(b, changed, nr_changed, volume_suspended(name) == 1);
 		}
 		batch_end(b, r);
 		return;
@@ -1224,7 +1241,7 @@ void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uin
 
 bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns)
 {
-	if (!b->held)
+	if (!b->held || b->copied < b->total)
 		return false;
 	*copied = (size_t)b->copied;
 	*copy_ns = b->timing.copy_ns;

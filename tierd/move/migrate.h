@@ -45,7 +45,8 @@ typedef void (*migrate_done_fn)(struct migrate_batch *b, int r, const char *err,
 #define MIGRATE_BATCH_MAX 64
 /*
  * Whether b copied its pieces while the volume was suspended (a held
- * copy); then how many it copied, and in how long. For done callbacks.
+ * copy), every one of them; then how many, and in how long. For done
+ * callbacks.
  */
 bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns);
 int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_item *items,

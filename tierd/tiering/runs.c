@@ -536,8 +536,12 @@ void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 
 	if (!tp->cfg.paused && pool_is_active(tp->p))
 		r = tiering_run_start(tp->ts, tp->p, trigger, NULL, NULL, &run, err, sizeof(err));
-	/* Nothing to move because nothing has heat yet: plan again once something has. */
-	tp->auto_cold = r == -EALREADY && trigger == TIERING_AUTO && !pool_has_heat(tp->p);
+	/*
+	 * Nothing to move because nothing has heat yet: plan again once
+	 * something has. A job in the way leaves that as it was.
+	 */
+	if (r != -EBUSY)
+		tp->auto_cold = r == -EALREADY && trigger == TIERING_AUTO && !pool_has_heat(tp->p);
 	/* auto plans every half minute: a long run or job in its way is no news. */
 	if (r == -EBUSY && trigger == TIERING_AUTO)
 		log_pool_debug(pool_name(tp->p), "auto tiering waits: %s", err);
