@@ -13,6 +13,10 @@
 # the default heat budget: the NAS-sized run, e.g. 128 TiB, 34 million
 # extents (docs/testing.md):
 #   TIERD_HEAT_ZONES_TIB=128 TIERD_VM_MEMORY=8192 tests/vm/vm-test --timeout 3600 heat-zones
+#
+# Two CPUs: a dm-stats area's kernel memory counts per possible CPU, and the
+# zone sizes asserted below are those of a 2-CPU guest.
+# vm-cpus: 2
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 TIB=${TIERD_HEAT_ZONES_TIB:-1}
