@@ -292,8 +292,9 @@ static void job_progress(struct pool *p, const struct job_report *now, void *ctx
 	control_progress(ctx, jobview_json(p, now, NULL));
 }
 
-static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
-		     void *ctx)
+/* A job's end to its caller; unit names what the job moved, extents or pieces. */
+static void job_end(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
+		    void *ctx, const char *unit)
 {
 	/* An abort asked for is no error of the pool's; err says what it left. */
 	if (r == -ECANCELED)
@@ -304,16 +305,28 @@ static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uin
 		control_reply_error(ctx, -r, "%s", err);
 		return;
 	}
-	log_pool_info(pool_name(p), "%llu extents moved, %llu failed", (unsigned long long)moved,
+	log_pool_info(pool_name(p), "%llu %s moved, %llu failed", (unsigned long long)moved, unit,
 		      (unsigned long long)failed);
 	if (failed) {
-		control_reply_error(ctx, EIO, "pool %s: %llu of %llu extents could not move (I/O"
+		control_reply_error(ctx, EIO, "pool %s: %llu of %llu %s could not move (I/O"
 				    " errors, see tierd's log); they stay where they were",
 				    pool_name(p), (unsigned long long)failed,
-				    (unsigned long long)(moved + failed));
+				    (unsigned long long)(moved + failed), unit);
 		return;
 	}
 	control_reply(ctx, rpc_reply_ok(rpc_result("pool", poolview_pool_json(p))));
+}
+
+static void job_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
+		     void *ctx)
+{
+	job_end(p, r, err, moved, failed, ctx, "extents");
+}
+
+static void pieces_done(struct pool *p, int r, const char *err, uint64_t moved, uint64_t failed,
+			void *ctx)
+{
+	job_end(p, r, err, moved, failed, ctx, "pieces");
 }
 
 static void tier_detach_method(struct control_conn *conn, struct methods_ctx *m,
@@ -422,8 +435,8 @@ static void extent_move_method(struct control_conn *conn, struct methods_ctx *m,
 	if (pieces) {
 		r = job_move_pieces(p, m->loop, (uint32_t)first, (uint32_t)count,
 				    (uint32_t)piece_first, (uint32_t)piece_count,
-				    strcmp(tier, "ssd") == 0, &limits, job_progress, job_done, conn,
-				    err, sizeof(err));
+				    strcmp(tier, "ssd") == 0, &limits, job_progress, pieces_done,
+				    conn, err, sizeof(err));
 	} else {
 		r = job_move_range(p, m->loop, (uint32_t)first, (uint32_t)count,
 				   strcmp(tier, "ssd") == 0, &limits, job_progress, job_done, conn,

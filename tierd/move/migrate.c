@@ -157,6 +157,16 @@ static void piece_place(const struct pool *p, uint32_t le, uint32_t idx, uint32_
 	}
 }
 
+/* What the batch's log lines count: its items are all pieces, all extents, or both. */
+static const char *batch_unit(const struct migrate_batch *b)
+{
+	size_t pieces = 0;
+
+	for (size_t i = 0; i < b->nr; i++)
+		pieces += b->items[i].piece;
+	return pieces == b->nr ? "pieces" : pieces ? "moves" : "extents";
+}
+
 static void batch_debug(struct migrate_batch *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -175,7 +185,7 @@ static void batch_debug(struct migrate_batch *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	if (!d->holding) {
 		vsnprintf(line, sizeof(line), fmt, ap);
-		log_pool_debug(pool_name(b->p), "batch of %zu extents: %s", b->nr, line);
+		log_pool_debug(pool_name(b->p), "batch of %zu %s: %s", b->nr, batch_unit(b), line);
 	} else {
 		n = vsnprintf(d->buf + d->len, room, fmt, ap);
 		/* A line fits whole with its '\n' or not at all: what is kept stays in order. */
@@ -205,13 +215,14 @@ static void batch_debug_release(struct migrate_batch *b)
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
-		log_pool_debug(pool_name(b->p), "batch of %zu extents: %.*s", b->nr, (int)(nl - s),
-			       s);
+		log_pool_debug(pool_name(b->p), "batch of %zu %s: %.*s", b->nr, batch_unit(b),
+			       (int)(nl - s), s);
 		s = nl + 1;
 	}
 	if (d->truncated)
-		log_pool_debug(pool_name(b->p), "batch of %zu extents: later lines of the suspended"
-			       " window dropped (%zu-byte buffer full)", b->nr, sizeof(d->buf));
+		log_pool_debug(pool_name(b->p), "batch of %zu %s: later lines of the suspended"
+			       " window dropped (%zu-byte buffer full)", b->nr, batch_unit(b),
+			       sizeof(d->buf));
 	d->len = 0;
 	d->truncated = false;
 }
@@ -420,12 +431,12 @@ static void batch_end(struct migrate_batch *b, int r)
 			       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
 			       t->suspend_ns / 1e6, t->flush_ns / 1e6, t->resume_ns / 1e6);
 	else
-		log_pool_debug(pool_name(b->p), "batch of %zu extents: stall %.1f ms (commit %.1f ms,"
+		log_pool_debug(pool_name(b->p), "batch of %zu %s: stall %.1f ms (commit %.1f ms,"
 			       " state %.1f ms of it, %llu KiB written); commit prepared in %.1f ms"
 			       " before the suspend; %zu moved, copied in %.2f s after a %.1f ms stall"
 			       " to start the mirrors; suspend %.1f ms, mirrors read again %.1f ms,"
 			       " flush %.1f ms, resume %.1f ms; in sync seen by %s", b->nr,
-			       t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
+			       batch_unit(b), t->stall_ns / 1e6, t->commit_ns / 1e6, t->state_ns / 1e6,
 			       (unsigned long long)t->commit_bytes / 1024, t->prepare_ns / 1e6, moved,
 			       t->copy_ns / 1e9, t->mirror_stall_ns / 1e6, t->suspend_ns / 1e6,
 			       t->recheck_ns / 1e6, t->flush_ns / 1e6, t->resume_ns / 1e6,

@@ -65,7 +65,9 @@ for how in held mirror; do
 	tierd_stop TERM
 	: >/tmp/tierd.log
 	tierd_start --piece-copy "$how" --verbose
-	tierctl_fails 1 "could not move" extent move tank 20 --tier ssd --pieces 0-3
+	tierctl_fails 1 "4 of 4 pieces could not move" extent move tank 20 --tier ssd --pieces 0-3
+	grep -q "batch of 4 pieces: " /tmp/tierd.log || fail "the batch's debug lines do not count pieces"
+	grep "batch of 4 extents" /tmp/tierd.log && fail "a batch of pieces counted as extents"
 	if [ "$how" = held ]; then
 		grep -q "copied 4 pieces while suspended in .* ms: 4 failed" /tmp/tierd.log ||
 			fail "no failed held copy in tierd's log"
