@@ -704,12 +704,12 @@ int pool_piece_shares(const struct pool *p, uint32_t le, double *out)
 	return 1;
 }
 
-bool pool_has_heat(const struct pool *p)
+bool pool_has_heat(const struct pool *p, double min_heat)
 {
 	const struct heat_table *t = &p->heat;
 
 	for (uint32_t i = heat_next_used(t, 0, t->nr); i < t->nr; i = heat_next_used(t, i + 1, t->nr))
-		if (heat_at(t, i)->heat != 0)
+		if (heat_at(t, i)->heat != 0 && heat_value(t, i) >= min_heat)
 			return true;
 	return false;
 }

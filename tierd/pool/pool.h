@@ -259,8 +259,11 @@ struct pool_hot_extent {
 uint32_t pool_pieces_per_extent(const struct pool *p);
 int pool_piece_shares(const struct pool *p, uint32_t le, double *out);
 
-/* Whether any extent has heat: the extents of the heat's allocated pages, stopping at the first. */
-bool pool_has_heat(const struct pool *p);
+/*
+ * Whether any extent has heat of at least min_heat (and above 0): the
+ * extents of the heat's allocated pages, stopping at the first.
+ */
+bool pool_has_heat(const struct pool *p, double min_heat);
 /* The top extents by heat, hottest first, only those with any (free *out). */
 int pool_heat_top(const struct pool *p, uint32_t top, struct pool_hot_extent **out,
 		  uint32_t *nr);

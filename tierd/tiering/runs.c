@@ -149,6 +149,7 @@ static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigge
 	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
 	if (r < 0)
 		return r;
+	tp->cold_min_heat = pol->promote == POLICY_PROMOTE_HEAT ? pol->min_heat : 0;
 	return tiering_make_plan(tp, pol, tiering_run_budget(tp, trigger), plan, table, pieces, err,
 				 err_len);
 }
@@ -302,6 +303,8 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 	/* An auto run whose budget cut its plan short left moves: plan again now. */
 	if (tp->auto_full && result == TIERING_DONE)
 		tiering_plan_again_soon(tp);
+	else if (result == TIERING_DONE)
+		tiering_young_heat_planned(tp, run->started);
 	tp->auto_full = false;
 	tp->notify = NULL;
 	tp->notify_ctx = NULL;
@@ -540,8 +543,16 @@ void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 	 * Nothing to move because nothing has heat yet: plan again once
 	 * something has. A job in the way leaves that as it was.
 	 */
-	if (r != -EBUSY)
-		tp->auto_cold = r == -EALREADY && trigger == TIERING_AUTO && !pool_has_heat(tp->p);
+	if (r != -EBUSY) {
+		tp->auto_cold = r == -EALREADY && trigger == TIERING_AUTO &&
+				!pool_has_heat(tp->p, tp->cold_min_heat);
+		if (tp->auto_cold)
+			log_pool_debug(pool_name(tp->p), "auto: no heat worth a move yet; the first"
+				       " sample with some plans again");
+	}
+	/* Young heat that showed nothing to move may show something a little later. */
+	if (r == -EALREADY && trigger == TIERING_AUTO && !tp->auto_cold)
+		tiering_young_heat_planned(tp, (int64_t)time(NULL));
 	/* auto plans every half minute: a long run or job in its way is no news. */
 	if (r == -EBUSY && trigger == TIERING_AUTO)
 		log_pool_debug(pool_name(tp->p), "auto tiering waits: %s", err);

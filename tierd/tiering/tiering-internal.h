@@ -63,6 +63,16 @@ struct tiering_pool {
 	 * brings some has the next plan come at once (tierings_heat_sampled).
 	 */
 	bool auto_cold;
+	/* The heat auto_cold waits for: the policy's least worth a move. */
+	double cold_min_heat;
+	/*
+	 * When a cold pool's heat began (its first sample with heat), while
+	 * that heat is young: a run planned on it has the next plan come when
+	 * the heat is TIERING_YOUNG_FACTOR times as old (young_plan_at), not an
+	 * interval on. 0: none.
+	 */
+	int64_t heat_since;
+	int64_t young_plan_at;
 	/* The table's limit passed over this many extents in the run's plan. */
 	uint64_t table_passed_over;
 	struct tiering_table table;
@@ -92,6 +102,16 @@ void tiering_fill_schedule(const struct tiering_pool *tp, int64_t now,
 			   struct tiering_schedule_report *out);
 /* Under schedule auto: the next plan in a second (in the window), not an interval on. */
 void tiering_plan_again_soon(struct tiering_pool *tp);
+/*
+ * A run planned at planned_at ended, or a plan then found nothing to move:
+ * if that was on young heat, the next plan comes when the heat is
+ * TIERING_YOUNG_FACTOR times as old. Each early plan then sees a few times
+ * the I/O the one before it did, and none is planned on the little the
+ * one before saw (back-to-back runs moved what that little showed, then
+ * moved much of it home again).
+ */
+#define TIERING_YOUNG_FACTOR 3
+void tiering_young_heat_planned(struct tiering_pool *tp, int64_t planned_at);
 
 /* ---- pieces.c ---- */
 

@@ -77,6 +77,11 @@ static ev_tstamp tiering_reschedule(ev_periodic *w, ev_tstamp now)
 		tp->armed_at = 0;
 		return now + 1e9;
 	}
+	/* An early plan on young heat comes before the interval's. */
+	if (tp->young_plan_at && tp->young_plan_at <= t)
+		tp->young_plan_at = 0;
+	if (tp->young_plan_at && tp->sched.kind == SCHEDULE_AUTO && tp->young_plan_at < next)
+		next = tp->young_plan_at;
 	if (tp->due && next > t + 1)
 		ev_prepare_start(tp->ts->loop, &tp->catch_up);
 	tp->armed_at = next;
@@ -99,10 +104,34 @@ void tierings_heat_sampled(struct tierings *ts, struct pool *p)
 {
 	struct tiering_pool *tp = tiering_find(ts, p);
 
-	if (!tp || !tp->auto_cold || tp->running || !pool_has_heat(p))
+	if (!tp || !tp->auto_cold || tp->running || !pool_has_heat(p, tp->cold_min_heat))
 		return;
 	tp->auto_cold = false;
+	tp->heat_since = time(NULL);
+	log_pool_debug(pool_name(p), "auto: the first heat sampled; planning now");
 	tiering_plan_again_soon(tp);
+}
+
+void tiering_young_heat_planned(struct tiering_pool *tp, int64_t planned_at)
+{
+	int64_t age, now = time(NULL);
+
+	if (!tp->heat_since || tp->sched.kind != SCHEDULE_AUTO)
+		return;
+	age = planned_at - tp->heat_since;
+	if (age < 1)
+		age = 1;
+	/* Heat as old as an interval is no longer young: the interval's plans take over. */
+	if (age * TIERING_YOUNG_FACTOR > SCHEDULE_AUTO_INTERVAL) {
+		tp->heat_since = 0;
+		return;
+	}
+	/* A run that took longer than that has the next plan come at once. */
+	tp->young_plan_at = tp->heat_since + age * TIERING_YOUNG_FACTOR;
+	if (tp->young_plan_at <= now)
+		tp->young_plan_at = now + 1;
+	if (ev_is_active(&tp->timer))
+		ev_periodic_again(tp->ts->loop, &tp->timer);
 }
 
 void tiering_plan_again_soon(struct tiering_pool *tp)
@@ -122,6 +151,8 @@ static void tiering_apply_schedule(struct tiering_pool *tp)
 	tp->due = 0;
 	tp->auto_again = false;
 	tp->auto_cold = false;
+	tp->heat_since = 0;
+	tp->young_plan_at = 0;
 	if (tp->sched.kind != SCHEDULE_MANUAL)
 		ev_periodic_start(tp->ts->loop, &tp->timer);
 }

@@ -5,7 +5,8 @@
 # next half-minute plan: 40 extents made hot are on the SSD after three
 # runs back to back (16, 16, 8). Then auto plans on its own interval
 # again, and the data reads back as written. On a pool that has no heat
-# yet, auto's first plan comes with the first sample of its I/O.
+# yet, auto's first plan comes with the first sample of its I/O worth a
+# move, and the next ones while that heat is young, not a half minute on.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 160M) ssd=$(vm_loop_create 96M)
@@ -41,15 +42,27 @@ tierctl_ok schedule set cold auto --io-awareness off
 sleep 3
 assert_eq "runs of the cold pool before its I/O" 0 "$("$TIERCTL" runs cold --json | jq '.runs | length')"
 t0=$(date +%s)
-fio --name=cold --filename=/dev/mapper/cold --direct=1 --rw=randread --bs=4k --size=$((4 * E)) \
-	--offset=$((20 * E)) --number_ios=400 --randrepeat=0 --output=/dev/null || fail "fio"
-cold_run() { [ "$("$TIERCTL" runs cold --json | jq '.runs | length')" -gt 0 ]; }
-wait_until 30 "a run of the cold pool" cold_run
+# Slow reads spread over 24 extents: each plan finds extents the one
+# before had not seen read yet.
+fio --name=cold --filename=/dev/mapper/cold --direct=1 --rw=randread --bs=4k --size=$((24 * E)) \
+	--offset=$((20 * E)) --rate_iops=4 --runtime=20 --time_based --randrepeat=0 \
+	--output=/dev/null >/dev/null &
+cold_fio=$!
+cold_runs() { [ "$("$TIERCTL" runs cold --json | jq '.runs | length')" -ge "$1" ]; }
+wait_until 30 "a run of the cold pool" cold_runs 1
 started=$(date -d "$("$TIERCTL" runs cold --json | jq -r '.runs[-1].started_at')" +%s)
 echo "the cold pool's first run started $((started - t0)) s after its I/O began"
 # 6 s alone in the VM; the next half-minute plan would be 28 s after t0.
 [ $((started - t0)) -le 18 ] || fail "the first run came $((started - t0)) s after the I/O, not with it"
 assert_eq "its trigger" auto "$("$TIERCTL" runs cold --json | jq -r '.runs[-1].trigger')"
+# The heat the first run saw is young: the next plans come when it is
+# three and nine times as old, not a half minute on.
+wait_until 25 "a second run of the cold pool" cold_runs 2
+"$TIERCTL" runs cold --json | jq -c '.runs | reverse | .[] | {id, started_at, promoted_extents}'
+second=$(date -d "$("$TIERCTL" runs cold --json | jq -r '.runs[0].started_at')" +%s)
+echo "its second run started $((second - started)) s after the first"
+[ $((second - started)) -le 15 ] || fail "the second run came $((second - started)) s after the first"
+wait $cold_fio || fail "fio on the cold pool"
 tierctl_ok schedule set cold manual
 
 step "40 extents made hot, apart from each other"
