@@ -608,8 +608,9 @@ static void job_next(struct pool_job *job)
 	if (job->piece_job) {
 		size_t pieces = max * JOB_PIECES_PER_EXTENT;
 
+		/* Sized for a held copy; mirrors left by a failed batch make it a mirror batch. */
 		if (job->piece_to_ssd && pool_piece_copy(p) == POOL_PIECE_COPY_HELD &&
-		    p->held_pieces && p->held_pieces < pieces)
+		    !p->leftover && p->held_pieces && p->held_pieces < pieces)
 			pieces = p->held_pieces;
 		job_pieces_next(job, pieces);
 		return;

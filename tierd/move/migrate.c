@@ -1146,8 +1146,9 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 			static bool said;
 
 			if (!said)
-				log_pool_warn(name, "no io_uring for held copies of pieces (%s):"
-					      " they go through mirrors", strerror(-r));
+				log_pool_warn(name, "cannot set up held copies of pieces (an"
+					      " io_uring of %zu buffers: %s): they go through"
+					      " mirrors", b->nr_piece_moves, strerror(-r));
 			said = true;
 			b->held = NULL;
 		}
