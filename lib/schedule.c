@@ -1022,6 +1022,24 @@ static int64_t interval_next(int64_t after, int64_t last_start, uint32_t interva
 	return t < after + interval ? t : after + interval;
 }
 
+int schedule_young_next(int64_t heat_since, int64_t planned_at, int64_t now, int64_t *next)
+{
+	int64_t age;
+
+	if (!next || heat_since < 0 || planned_at < heat_since || now < 0 ||
+	    planned_at > SCHEDULE_TIME_MAX || now > SCHEDULE_TIME_MAX)
+		return -EINVAL;
+	age = planned_at - heat_since;
+	if (age < 1)
+		age = 1;
+	if (age * SCHEDULE_YOUNG_FACTOR > SCHEDULE_AUTO_INTERVAL)
+		return -ERANGE;
+	*next = heat_since + age * SCHEDULE_YOUNG_FACTOR;
+	if (*next <= now)
+		*next = now + 1;
+	return 0;
+}
+
 int schedule_next(const struct schedule *s, int64_t after, int64_t last_start, int64_t *next)
 {
 	int64_t t = after, lo = after;

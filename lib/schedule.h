@@ -21,6 +21,15 @@ enum schedule_kind {
  * so the interval is what data that turns hot waits before it moves.
  */
 #define SCHEDULE_AUTO_INTERVAL 30
+/*
+ * auto on young heat (a pool's heat since it was first sampled, younger
+ * than the interval): each plan has the next come when the heat is this
+ * many times as old, so that each early run sees a few times the I/O the
+ * one before it did, and none is planned on the little the one before saw
+ * (runs back to back on the first seconds moved what that little showed,
+ * then moved much of it home again).
+ */
+#define SCHEDULE_YOUNG_FACTOR 3
 /* every DURATION: 1m to 31d. */
 #define SCHEDULE_EVERY_MIN 60
 #define SCHEDULE_EVERY_MAX (31 * 86400)
@@ -124,6 +133,16 @@ int schedule_next(const struct schedule *s, int64_t after, int64_t last_start, i
  * SCHEDULE_CATCH_UP_MAX late (an overdue every or auto run starts however late).
  */
 bool schedule_catch_up(const struct schedule *s, int64_t due, int64_t now);
+
+/*
+ * The next auto plan after one at planned_at (run or found nothing) on
+ * heat that began at heat_since: when the heat is SCHEDULE_YOUNG_FACTOR
+ * times as old (its age counted as at least 1 s), and no sooner than
+ * now + 1 (a run longer than that plans again at once). 0 with *next set,
+ * or -ERANGE when the heat is too old for that: the interval's plans take
+ * over. -EINVAL for times before the heat or negative ones.
+ */
+int schedule_young_next(int64_t heat_since, int64_t planned_at, int64_t now, int64_t *next);
 
 /* Whether t is inside the window; true without one. */
 bool schedule_in_window(const struct schedule *s, int64_t t);

@@ -1043,6 +1043,36 @@ static void test_catch_up(void)
 	CHECK(!schedule_catch_up(&s, due, due + HOUR));
 }
 
+static void test_young(void)
+{
+	int64_t h = utc(2026, 12, 6, 19, 0), next = -1;
+
+	/* The first plan, with the first heat: its age counts as 1 s. */
+	CHECK(schedule_young_next(h, h, h, &next) == 0 && next == h + 3);
+	CHECK(schedule_young_next(h, h + 1, h + 1, &next) == 0 && next == h + 3);
+	CHECK(schedule_young_next(h, h + 3, h + 4, &next) == 0 && next == h + 9);
+	CHECK(schedule_young_next(h, h + 9, h + 12, &next) == 0 && next == h + 27);
+	/* A run that ended after that time plans again at once. */
+	CHECK(schedule_young_next(h, h + 3, h + 20, &next) == 0 && next == h + 21);
+	CHECK(schedule_young_next(h, h + 10, h + 10, &next) == 0 && next == h + 30);
+	/* From there the interval's plans take over. */
+	next = -1;
+	CHECK(schedule_young_next(h, h + 11, h + 11, &next) == -ERANGE && next == -1);
+	CHECK(schedule_young_next(h, h + 27, h + 30, &next) == -ERANGE);
+	/* A chain of plans each at the time the one before asked for ends. */
+	int64_t at = h, plans = 0;
+
+	while (schedule_young_next(h, at, at, &next) == 0) {
+		CHECK(next > at);
+		at = next;
+		plans++;
+	}
+	CHECK(plans == 3 && at == h + 27);
+	CHECK(schedule_young_next(h, h - 1, h, &next) == -EINVAL);
+	CHECK(schedule_young_next(-1, h, h, &next) == -EINVAL);
+	CHECK(schedule_young_next(h, h, h, NULL) == -EINVAL);
+}
+
 static void test_equal(void)
 {
 	struct schedule a = parse("every 1h", NULL), b = a;
@@ -1086,6 +1116,7 @@ int main(void)
 	test_windows_dst();
 	test_window_model();
 	test_catch_up();
+	test_young();
 	test_equal();
 	return 0;
 }

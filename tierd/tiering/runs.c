@@ -303,7 +303,7 @@ static void tiering_run_end(struct tiering_pool *tp, enum tiering_result result,
 	/* An auto run whose budget cut its plan short left moves: plan again now. */
 	if (tp->auto_full && result == TIERING_DONE)
 		tiering_plan_again_soon(tp);
-	else if (result == TIERING_DONE)
+	else if (result == TIERING_DONE || result == TIERING_PARTIAL)
 		tiering_young_heat_planned(tp, run->started);
 	tp->auto_full = false;
 	tp->notify = NULL;
@@ -550,9 +550,6 @@ void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 			log_pool_debug(pool_name(tp->p), "auto: no heat worth a move yet; the first"
 				       " sample with some plans again");
 	}
-	/* Young heat that showed nothing to move may show something a little later. */
-	if (r == -EALREADY && trigger == TIERING_AUTO && !tp->auto_cold)
-		tiering_young_heat_planned(tp, (int64_t)time(NULL));
 	/* auto plans every half minute: a long run or job in its way is no news. */
 	if (r == -EBUSY && trigger == TIERING_AUTO)
 		log_pool_debug(pool_name(tp->p), "auto tiering waits: %s", err);
@@ -561,6 +558,13 @@ void tiering_scheduled_run(struct tiering_pool *tp, int64_t due)
 	/* time() may read a second before the timer's own clock did. */
 	if (tp->last_start < due)
 		tp->last_start = due;
+	/*
+	 * Young heat that showed nothing to move, or a job in the way, may
+	 * allow a move a little later. After last_start: the reschedule
+	 * counts the interval from it.
+	 */
+	if ((r == -EALREADY || r == -EBUSY) && trigger == TIERING_AUTO && !tp->auto_cold)
+		tiering_young_heat_planned(tp, (int64_t)time(NULL));
 }
 
 int tiering_report_runs(struct tierings *ts, struct pool *p, unsigned limit,

@@ -68,8 +68,8 @@ struct tiering_pool {
 	/*
 	 * When a cold pool's heat began (its first sample with heat), while
 	 * that heat is young: a run planned on it has the next plan come when
-	 * the heat is TIERING_YOUNG_FACTOR times as old (young_plan_at), not an
-	 * interval on. 0: none.
+	 * the heat is SCHEDULE_YOUNG_FACTOR times as old (young_plan_at), not an
+	 * interval on (schedule_young_next()). 0: none.
 	 */
 	int64_t heat_since;
 	int64_t young_plan_at;
@@ -105,12 +105,8 @@ void tiering_plan_again_soon(struct tiering_pool *tp);
 /*
  * A run planned at planned_at ended, or a plan then found nothing to move:
  * if that was on young heat, the next plan comes when the heat is
- * TIERING_YOUNG_FACTOR times as old. Each early plan then sees a few times
- * the I/O the one before it did, and none is planned on the little the
- * one before saw (back-to-back runs moved what that little showed, then
- * moved much of it home again).
+ * SCHEDULE_YOUNG_FACTOR times as old (schedule_young_next()).
  */
-#define TIERING_YOUNG_FACTOR 3
 void tiering_young_heat_planned(struct tiering_pool *tp, int64_t planned_at);
 
 /* ---- pieces.c ---- */

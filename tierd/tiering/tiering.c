@@ -114,22 +114,18 @@ void tierings_heat_sampled(struct tierings *ts, struct pool *p)
 
 void tiering_young_heat_planned(struct tiering_pool *tp, int64_t planned_at)
 {
-	int64_t age, now = time(NULL);
-
 	if (!tp->heat_since || tp->sched.kind != SCHEDULE_AUTO)
 		return;
-	age = planned_at - tp->heat_since;
-	if (age < 1)
-		age = 1;
-	/* Heat as old as an interval is no longer young: the interval's plans take over. */
-	if (age * TIERING_YOUNG_FACTOR > SCHEDULE_AUTO_INTERVAL) {
+	/*
+	 * Heat older than a third of the interval is no longer young, nor is
+	 * a plan due outside the window: the interval's plans take over.
+	 */
+	if (schedule_young_next(tp->heat_since, planned_at, time(NULL), &tp->young_plan_at) < 0 ||
+	    (tp->sched.has_window && !schedule_in_window(&tp->sched, tp->young_plan_at))) {
 		tp->heat_since = 0;
+		tp->young_plan_at = 0;
 		return;
 	}
-	/* A run that took longer than that has the next plan come at once. */
-	tp->young_plan_at = tp->heat_since + age * TIERING_YOUNG_FACTOR;
-	if (tp->young_plan_at <= now)
-		tp->young_plan_at = now + 1;
 	if (ev_is_active(&tp->timer))
 		ev_periodic_again(tp->ts->loop, &tp->timer);
 }
@@ -362,9 +358,13 @@ int tiering_set_policy(struct tierings *ts, struct pool *p, const char *policy, 
 	saved = tp->cfg;
 	snprintf(tp->cfg.policy, sizeof(tp->cfg.policy), "%s", policy);
 	r = tiering_save(tp, err, err_len);
-	if (r < 0)
+	if (r < 0) {
 		tp->cfg = saved;
-	return r;
+		return r;
+	}
+	/* A cold pool waits for heat worth a move to this policy now. */
+	tp->cold_min_heat = pol.promote == POLICY_PROMOTE_HEAT ? pol.min_heat : 0;
+	return 0;
 }
 
 int tiering_set_schedule(struct tierings *ts, struct pool *p, const struct tiering_schedule_args *a,
