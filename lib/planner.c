@@ -525,7 +525,7 @@ static bool planner_candidate(const struct planner_run *run, const struct planne
 
 	if (e->tier != PLANNER_HDD || e->pin != PLANNER_NONE || p->promote == POLICY_PROMOTE_NONE)
 		return false;
-	if (p->promote == POLICY_PROMOTE_HEAT && !((double)e->heat >= p->min_heat))
+	if (!((double)e->heat >= policy_promote_min_heat(p)))
 		return false;
 	return planner_settled(run, e);
 }

@@ -109,6 +109,11 @@ int policy_valid(const struct policy *p)
 	return 0;
 }
 
+double policy_promote_min_heat(const struct policy *p)
+{
+	return p->promote == POLICY_PROMOTE_HEAT ? p->min_heat : 0;
+}
+
 const char *policy_promote_name(enum policy_promote v)
 {
 	if ((unsigned)v >= ARRAY_SIZE(policy_promote_names))

@@ -55,6 +55,8 @@ int policy_valid(const struct policy *p);
 
 /* "heat", "all", "none"; "needed", "all": the words of the file format.  "?" if out of range. */
 const char *policy_promote_name(enum policy_promote v);
+/* The least heat an extent needs for p to promote it: min_heat under promote = heat, else 0. */
+double policy_promote_min_heat(const struct policy *p);
 const char *policy_demote_name(enum policy_demote v);
 
 /*

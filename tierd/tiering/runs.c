@@ -149,7 +149,7 @@ static int tiering_plan_now(struct tiering_pool *tp, enum tiering_trigger trigge
 	r = tierings_load_policy(tp->ts, tp->cfg.policy, pol, path, sizeof(path), err, err_len);
 	if (r < 0)
 		return r;
-	tp->cold_min_heat = pol->promote == POLICY_PROMOTE_HEAT ? pol->min_heat : 0;
+	tp->cold_min_heat = policy_promote_min_heat(pol);
 	return tiering_make_plan(tp, pol, tiering_run_budget(tp, trigger), plan, table, pieces, err,
 				 err_len);
 }

@@ -363,7 +363,7 @@ int tiering_set_policy(struct tierings *ts, struct pool *p, const char *policy, 
 		return r;
 	}
 	/* A cold pool waits for heat worth a move to this policy now. */
-	tp->cold_min_heat = pol.promote == POLICY_PROMOTE_HEAT ? pol.min_heat : 0;
+	tp->cold_min_heat = policy_promote_min_heat(&pol);
 	return 0;
 }
 
