@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench-compare: tierd side by side with HDD-only, SSD-only, lvmcache (dm-cache,
 # smq) and bcache, on identical emulated devices, in the test VM. Not part of
-# the test run: it takes about half an hour. docs/benchmarks.md has the
+# the test run: it takes about an hour. docs/benchmarks.md has the
 # results, the method and what the numbers mean.
 #
-#   tests/bench/bench-compare.sh           the whole benchmark (~30 min)
+#   tests/bench/bench-compare.sh           the whole benchmark (~55 min)
 #   tests/bench/bench-compare.sh --quick   a short smoke run (4K random reads only)
 #   tests/bench/bench-compare.sh --here    what the VM runs (needs device-mapper)
 #
@@ -22,9 +22,9 @@
 # "slice" is not in the whole run: tierd over a dm-cache (smq) of the HDD
 # tier, the SSD split between tierd's SSD tier and the cache
 # (TIERD_BENCH_SLICE_MB of cache data, 44 by default), to compare the
-# kernel's cache for scattered hot blocks with finer placement. "auto" is
-# not in the whole run either: tierd with schedule auto instead of a
-# tier now, WARM_AUTO seconds from cold (TIERD_BENCH_WARM_AUTO, 90).
+# kernel's cache for scattered hot blocks with finer placement. "auto":
+# tierd with schedule auto instead of a tier now, WARM_AUTO seconds from
+# cold (TIERD_BENCH_WARM_AUTO, 90); the whole run has it after "tierd".
 # TIERD_BENCH_PIECE_HEAT=1 starts tierd with --piece-heat: its runs place
 # pieces of extents. TIERD_BENCH_VERBOSE=1 starts it with --verbose: tierd.log
 # then has each batch's timing (copy, stall, commit).
@@ -171,11 +171,7 @@ story() {
 						tierd_pool
 					fi
 					if [ "$part" = auto ]; then
-						"$tierctl" schedule set bench auto >/dev/null
-						WARM=$WARM_AUTO warm_run auto rr4k "$skew" /dev/mapper/bench ""
-						"$tierctl" schedule set bench manual >/dev/null
-						# A run auto started may still copy: steady state is measured without one.
-						"$tierctl" job abort bench >/dev/null 2>&1 || true
+						auto_warm "$skew"
 					else
 						warm_run "$part" rr4k "$skew" /dev/mapper/bench "$TRIGGER"
 					fi
@@ -225,6 +221,13 @@ story() {
 	tierd_pool
 	concurrent_seq
 	tierd_pool_destroy
+	for skew in "${SKEW_ORDER[@]}"; do
+		tierd_pool
+		auto_warm "$skew"
+		measure_paired auto rr4k "$skew" /dev/mapper/bench ssd
+		tierd_record rr4k "$skew" auto
+		tierd_pool_destroy
+	done
 	for cfg in lvmcache bcache; do
 		for skew in "${SKEW_ORDER[@]}"; do
 			setup_$cfg || { skipped "$cfg" "setup failed"; teardown_current; break; }
@@ -446,6 +449,16 @@ tierd_pool_destroy() {
 # With the data on the SSD tier, the volume against the raw device: 4K random
 # reads over the first 32 MiB, which the zoned:100/10:0/90 run made hot. The
 # two alternate three times; the report takes the medians.
+# tierd from a cold pool under schedule auto, no tier now: the warm-up is
+# WARM_AUTO seconds, and a run auto started is aborted at its end, so that
+# the steady state is measured without a copy under way.
+auto_warm() {
+	"$tierctl" schedule set bench auto >/dev/null
+	WARM=$WARM_AUTO warm_run auto rr4k "$1" /dev/mapper/bench ""
+	"$tierctl" schedule set bench manual >/dev/null
+	"$tierctl" job abort bench >/dev/null 2>&1 || true
+}
+
 overhead() {
 	local i saved=$SIZE_MB
 	tierd_pieces_home 0 $((32 / EXTENT_MB))
