@@ -421,9 +421,10 @@ static const struct cli_command tiercmd_commands[] = {
 		.summary = "move every extent off an SSD, then release it",
 		.description =
 			"Move every extent of pool NAME off the SSD to the HDD tier while the\n"
-			"volume stays in use, then release the SSD.  On a terminal a progress\n"
-			"bar shows the extents moved so far; otherwise a line is printed at most\n"
-			"once a second.\n"
+			"volume stays in use, then release the SSD.  Pieces of extents out on\n"
+			"the SSD (runs of tierd --piece-heat place them) come home first.  On a\n"
+			"terminal a progress bar shows the pieces, then the extents moved so\n"
+			"far; otherwise a line is printed at most once a second.\n"
 			"\n"
 			"When the SSD's capacity is part of the volume's size (it was attached\n"
 			"without --no-grow), the HDD tier cannot hold the whole volume: tierd\n"

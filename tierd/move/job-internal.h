@@ -55,6 +55,8 @@ struct pool_job {
 	size_t nr, first_waiting, started;
 	struct job_limits limits;
 	int detach; /* release detach_dev at the end */
+	/* A detach's pieces coming home: then evacuate detach_dev (job_finish). */
+	int detach_pieces, detach_shrink;
 	struct pool_drop *drop; /* zero its destinations, then commit it (job_drop_missing) */
 	/* A drop's units from this one on are pieces of piece_bytes, not extents (0: none). */
 	uint64_t pieces_from, piece_bytes;

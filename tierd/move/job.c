@@ -145,13 +145,18 @@ static void job_notify(struct pool_job *job)
 static void job_abort_message(const struct pool_job *job, char *msg, size_t len)
 {
 	const struct pool *p = job->p;
+	bool detaching = job->detach || job->detach_pieces;
 
 	snprintf(msg, len, "pool %s: %s aborted on request after %zu of %zu %s%s%s%s",
 		 p->sp.meta.name, job->what, job->started, job->nr,
 		 job->piece_job ? "pieces" : "extents",
-		 job->detach ? "; " : "", job->detach ? p->sp.paths[job->detach_dev] : "",
-		 job->detach ? " stays attached" : job->drop ? "; no device was dropped" : "");
+		 detaching ? "; " : "", detaching ? p->sp.paths[job->detach_dev] : "",
+		 detaching ? " stays attached" : job->drop ? "; no device was dropped" : "");
 }
+
+static int detach_evacuate(struct pool *p, struct ev_loop *loop, unsigned dev, bool shrink,
+			   job_progress_fn progress, job_done_fn done, void *ctx, char *err,
+			   size_t err_len);
 
 static void job_finish(struct pool_job *job, int r, const char *err)
 {
@@ -173,6 +178,11 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 		else
 			r = pool_release_device(p, job->detach_dev, msg, sizeof(msg));
 	}
+	if (r == 0 && job->detach_pieces && job->failed)
+		r = errbuf_fail(-EIO, msg, sizeof(msg),
+				"%llu pieces could not come home from %s (I/O errors, see the log);"
+				" it stays attached", (unsigned long long)job->failed,
+				p->sp.paths[job->detach_dev]);
 	if (job->drop) {
 		if (r == 0)
 			r = pool_drop_commit(p, job->drop, msg, sizeof(msg));
@@ -189,8 +199,21 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 	if (job->offline && !p->active)
 		pool_close_devices(p);
 	pool_set_job(p, NULL, NULL);
-	job->done(p, r, msg, job->moved, job->failed, job->ctx);
-	/* A run's next phase took over from done: who follows the run follows it to the end. */
+	if (r == 0 && job->detach_pieces) {
+		/* Every piece is home: the detach goes on, and its caller hears of its end. */
+		log_pool_info(p->sp.meta.name, "%llu pieces came home to detach %s",
+			      (unsigned long long)job->moved, p->sp.paths[job->detach_dev]);
+		r = detach_evacuate(p, job->loop, job->detach_dev, job->detach_shrink, job->progress,
+				    job->done, job->ctx, msg, sizeof(msg));
+		if (r < 0)
+			job->done(p, r, msg, 0, 0, job->ctx);
+	} else {
+		job->done(p, r, msg, job->moved, job->failed, job->ctx);
+	}
+	/*
+	 * A run's next phase (or a detach's evacuation) took over: who follows
+	 * the job follows it to the end.
+	 */
 	if (p->job && p->job != job && watchers) {
 		struct job_watcher **tail = &p->job->watchers;
 
@@ -942,10 +965,11 @@ int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32
 	return 0;
 }
 
-int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_piece_req *req,
-			size_t nr, bool to_ssd, const struct job_limits *limits, const char *what,
-			struct state_moves *moved, job_progress_fn progress, job_done_fn done,
-			void *ctx, char *err, size_t err_len)
+static int piece_list_job(struct pool *p, struct ev_loop *loop, enum job_kind kind,
+			  const struct job_piece_req *req, size_t nr, bool to_ssd,
+			  const struct job_limits *limits, const char *what,
+			  struct state_moves *moved, job_progress_fn progress, job_done_fn done,
+			  void *ctx, struct pool_job **out, char *err, size_t err_len)
 {
 	struct job_piece_req *list;
 	struct pool_job *job;
@@ -968,9 +992,8 @@ int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_p
 	if (!list)
 		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
 	memcpy(list, req, nr * sizeof(*list));
-	/* Only a run moves lists of pieces: its phases are the run's job to whoever follows it. */
-	r = job_pieces_new(p, loop, JOB_KIND_RUN, ppe, nr, to_ssd, limits, progress, done, ctx,
-			   &job, err, err_len);
+	r = job_pieces_new(p, loop, kind, ppe, nr, to_ssd, limits, progress, done, ctx, &job, err,
+			   err_len);
 	if (r < 0) {
 		free(list);
 		return r;
@@ -980,7 +1003,19 @@ int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_p
 	snprintf(job->what, sizeof(job->what), "%s", what);
 	ev_timer_start(loop, &job->kick);
 	pool_set_job(p, job, job->what);
+	if (out)
+		*out = job;
 	return 0;
+}
+
+int job_move_piece_list(struct pool *p, struct ev_loop *loop, const struct job_piece_req *req,
+			size_t nr, bool to_ssd, const struct job_limits *limits, const char *what,
+			struct state_moves *moved, job_progress_fn progress, job_done_fn done,
+			void *ctx, char *err, size_t err_len)
+{
+	/* Only a run moves lists of pieces: its phases are the run's job to whoever follows it. */
+	return piece_list_job(p, loop, JOB_KIND_RUN, req, nr, to_ssd, limits, what, moved,
+			      progress, done, ctx, NULL, err, err_len);
 }
 
 int job_move_list(struct pool *p, struct ev_loop *loop, const struct job_move_req *req, size_t nr,
@@ -1074,46 +1109,33 @@ int job_abort(struct pool *p, job_watch_fn fn, void *ctx)
 	return 0;
 }
 
-int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
-	       job_progress_fn progress, job_done_fn done, void *ctx, char *err, size_t err_len)
+/*
+ * A detach once no piece is out: with shrink, drop the SSD's capacity from
+ * the end of the volume, then move every extent on the SSD home. The
+ * capacity check was made before any piece came home: a detach refused
+ * for it changes nothing.
+ */
+static int detach_evacuate(struct pool *p, struct ev_loop *loop, unsigned dev, bool shrink,
+			   job_progress_fn progress, job_done_fn done, void *ctx, char *err,
+			   size_t err_len)
 {
-	int dev = pool_ssd_dev(p), r;
 	struct batch_move *moves;
 	struct pool_job *job;
 	size_t nr;
+	int r;
 
-	r = pool_check_idle(p, true, err, err_len);
-	if (r < 0)
-		return r;
-	if (dev < 0)
-		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
-				   p->sp.meta.name);
-	r = pool_check_no_pieces(p, "detach its SSD", err, err_len);
-	if (r < 0)
-		return r;
-	if (!pool_same_device(ssd, p->sp.paths[dev]))
-		return errbuf_fail(-ENODEV, err, err_len,
-				   "%s is not the SSD of pool %s (that is %s)", ssd, p->sp.meta.name,
-				   p->sp.paths[dev]);
 	if (p->sp.meta.flags & METADATA_POOL_SSD_GROWS) {
-		const struct metadata_dev *d = &p->sp.meta.devs[dev];
-		uint64_t keep = (uint64_t)(p->sp.map.nr_logical - (d->nr_pe - d->reserve_pe)) *
-				p->sp.meta.extent_size;
-		char human[SIZE_FORMAT_MAX];
-
 		if (!shrink)
-			return errbuf_fail(-EBUSY, err, err_len,
-					   "the SSD's capacity is part of /dev/mapper/%s: shrink its filesystem"
-					   " to at most %s (%llu bytes) first, then detach with --shrink",
-					   p->sp.meta.name, size_format(keep, human, sizeof(human)),
-					   (unsigned long long)keep);
-		r = pool_shrink_by(p, (unsigned)dev, err, err_len);
+			return errbuf_fail(-EBUSY, err, err_len, "pool %s: its SSD's capacity is"
+					   " part of the volume; detach with --shrink",
+					   p->sp.meta.name);
+		r = pool_shrink_by(p, dev, err, err_len);
 		if (r < 0)
 			return r;
 	}
 	/* Its commits record them gone; the SSD's extents are then all the map's. */
 	pool_drop_empty_containers(p);
-	r = extents_by_dev(p, 0, p->sp.map.nr_logical, (unsigned)dev, true, 0, &moves, &nr);
+	r = extents_by_dev(p, 0, p->sp.map.nr_logical, dev, true, 0, &moves, &nr);
 	if (r < 0)
 		return errbuf_fail(r, err, err_len, "out of memory");
 	r = job_start(p, loop, JOB_KIND_DETACH, moves, nr, NULL, progress, done, ctx, &job, err,
@@ -1121,9 +1143,76 @@ int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrin
 	if (r < 0)
 		return r;
 	job->detach = 1;
-	job->detach_dev = (unsigned)dev;
+	job->detach_dev = dev;
 	snprintf(job->what, sizeof(job->what), "evacuating %s", p->sp.paths[dev]);
 	return 0;
+}
+
+/*
+ * A detach with pieces out brings them all home first, as a job of its
+ * own kind; job_finish() goes on with detach_evacuate() when every piece
+ * came home. Pieces out are few beside the extents (the table bounds them)
+ * and each a small copy, so this phase is short beside the evacuation.
+ */
+static int detach_pieces_home(struct pool *p, struct ev_loop *loop, unsigned dev, bool shrink,
+			      job_progress_fn progress, job_done_fn done, void *ctx, char *err,
+			      size_t err_len)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	struct job_piece_req *req;
+	struct pool_job *job;
+	char what[192];
+	int r;
+
+	req = calloc(pm->nr_pieces, sizeof(*req));
+	if (!req)
+		return errbuf_fail(-ENOMEM, err, err_len, "out of memory");
+	for (uint32_t i = 0; i < pm->nr_pieces; i++)
+		req[i] = (struct job_piece_req){ .le = pm->pieces[i].le, .idx = pm->pieces[i].idx };
+	snprintf(what, sizeof(what), "bringing %u pieces home to detach %s", pm->nr_pieces,
+		 p->sp.paths[dev]);
+	r = piece_list_job(p, loop, JOB_KIND_DETACH, req, pm->nr_pieces, false, NULL, what, NULL,
+			   progress, done, ctx, &job, err, err_len);
+	free(req);
+	if (r < 0)
+		return r;
+	job->detach_pieces = 1;
+	job->detach_shrink = shrink;
+	job->detach_dev = dev;
+	return 0;
+}
+
+int job_detach(struct pool *p, struct ev_loop *loop, const char *ssd, bool shrink,
+	       job_progress_fn progress, job_done_fn done, void *ctx, char *err, size_t err_len)
+{
+	int dev = pool_ssd_dev(p), r;
+
+	r = pool_check_idle(p, true, err, err_len);
+	if (r < 0)
+		return r;
+	if (dev < 0)
+		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
+				   p->sp.meta.name);
+	if (!pool_same_device(ssd, p->sp.paths[dev]))
+		return errbuf_fail(-ENODEV, err, err_len,
+				   "%s is not the SSD of pool %s (that is %s)", ssd, p->sp.meta.name,
+				   p->sp.paths[dev]);
+	if ((p->sp.meta.flags & METADATA_POOL_SSD_GROWS) && !shrink) {
+		const struct metadata_dev *d = &p->sp.meta.devs[dev];
+		uint64_t keep = (uint64_t)(p->sp.map.nr_logical - (d->nr_pe - d->reserve_pe)) *
+				p->sp.meta.extent_size;
+		char human[SIZE_FORMAT_MAX];
+
+		return errbuf_fail(-EBUSY, err, err_len,
+				   "the SSD's capacity is part of /dev/mapper/%s: shrink its filesystem"
+				   " to at most %s (%llu bytes) first, then detach with --shrink",
+				   p->sp.meta.name, size_format(keep, human, sizeof(human)),
+				   (unsigned long long)keep);
+	}
+	if (p->sp.pieces.nr_pieces)
+		return detach_pieces_home(p, loop, (unsigned)dev, shrink, progress, done, ctx, err,
+					  err_len);
+	return detach_evacuate(p, loop, (unsigned)dev, shrink, progress, done, ctx, err, err_len);
 }
 
 int job_drop_missing(struct pool *p, struct ev_loop *loop, job_progress_fn progress,

@@ -381,19 +381,6 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
 	return 0;
 }
 
-int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len)
-{
-	const struct piecemap *pm = &p->sp.pieces;
-
-	if (!pm->nr_pieces)
-		return 0;
-	return errbuf_fail(-EBUSY, err, err_len,
-			   "pool %s has %u pieces out of their extents, in %u piece containers:"
-			   " to %s, bring them home first ('tierctl extent move %s 0 %u --pieces"
-			   " all --tier hdd')", p->sp.meta.name, pm->nr_pieces, pm->nr_containers,
-			   what, p->sp.meta.name, p->sp.map.nr_logical);
-}
-
 void pool_drop_empty_containers(struct pool *p)
 {
 	struct piecemap *pm = &p->sp.pieces;

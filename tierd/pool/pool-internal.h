@@ -179,12 +179,6 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
  * nothing stays open.
  */
 int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len);
-/*
- * -EBUSY while pieces are out of their extents, saying that what (a
- * detach, which changes the device list they name) needs them home first
- * and how to bring them.
- */
-int pool_check_no_pieces(const struct pool *p, const char *what, char *err, size_t err_len);
 
 /* table.c */
 int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len);
