@@ -468,11 +468,11 @@ def main():
         a = table_a.get(("auto", skew))
         if not a:
             continue
-        ttb = a["ttb"]
+        auto_ttb = a["ttb"]
         tgt(f"{SKEWS[skew]}: schedule auto, time-to-benefit <= 60 s from a cold start",
-            (f"{ttb:.0f} s" if ttb is not None else f"> {warm_of['auto']} s") +
+            (f"{auto_ttb:.0f} s" if auto_ttb is not None else f"> {warm_of['auto']} s") +
             (f", steady state {a['xs']:.2f}x SSD-only" if a["xs"] else ""),
-            ttb is not None and ttb <= 60)
+            auto_ttb is not None and auto_ttb <= 60)
     for p in ("sr64k", "sw64k"):
         skew = "none"
         tgt(f"{PROFILES[p]}: tierd within 5% of HDD-only (adjacent runs)",
