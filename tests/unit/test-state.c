@@ -434,6 +434,44 @@ static void test_tiering(void)
 	free(in_back);
 	CHECK_OK(state_intents_clear(st, p->id, &cleared));
 	CHECK_UINT(cleared, 1);
+
+	/* Pieces: their intents go with a commit that changed the pieces, and with a clear. */
+	struct state_piece_intent pin[2] = {
+		{ .le = 9, .idx = 3, .src_dev = 0, .src_pe = 9, .src_slot = 3,
+		  .dst_dev = 1, .dst_pe = 40, .dst_slot = 17 },
+		{ .le = 11, .idx = 255, .src_dev = 1, .src_pe = 40, .src_slot = 2,
+		  .dst_dev = 0, .dst_pe = 11, .dst_slot = 255 },
+	}, *pin_back;
+
+	CHECK_OK(state_piece_intents_add(st, p->id, pin, 2, 3100));
+	CHECK_OK(state_piece_intents_load(st, p->id, &pin_back, &nr));
+	CHECK_UINT(nr, 2);
+	for (size_t i = 0; i < 2; i++) {
+		CHECK_UINT(pin_back[i].le, pin[i].le);
+		CHECK_UINT(pin_back[i].idx, pin[i].idx);
+		CHECK_UINT(pin_back[i].src_dev, pin[i].src_dev);
+		CHECK_UINT(pin_back[i].src_pe, pin[i].src_pe);
+		CHECK_UINT(pin_back[i].src_slot, pin[i].src_slot);
+		CHECK_UINT(pin_back[i].dst_dev, pin[i].dst_dev);
+		CHECK_UINT(pin_back[i].dst_pe, pin[i].dst_pe);
+		CHECK_UINT(pin_back[i].dst_slot, pin[i].dst_slot);
+	}
+	free(pin_back);
+	/* A commit of extents alone leaves them: they are another batch's. */
+	CHECK_OK(state_pool_save_extents(st, p, &in[0].le, 1));
+	CHECK_OK(state_piece_intents_load(st, p->id, &pin_back, &nr));
+	CHECK_UINT(nr, 2);
+	free(pin_back);
+	p->pieces.changes++;
+	CHECK_OK(state_pool_save_extents(st, p, NULL, 0));
+	p->pieces_saved = p->pieces.changes;
+	CHECK_OK(state_piece_intents_load(st, p->id, &pin_back, &nr));
+	CHECK_UINT(nr, 0);
+	free(pin_back);
+	CHECK_OK(state_piece_intents_add(st, p->id, pin, 2, 3200));
+	CHECK_OK(state_intents_add(st, p->id, in, 1, 3200));
+	CHECK_OK(state_intents_clear(st, p->id, &cleared));
+	CHECK_UINT(cleared, 3);
 	state_pool_destroy(p);
 	free(p);
 	state_close(st);
@@ -1016,6 +1054,7 @@ static void test_totals(void)
 	raw_exec(db, "DROP TRIGGER run_ended; DROP TRIGGER run_stored_ended;"
 		     " DROP TRIGGER moves_added; DROP TRIGGER moves_grown;"
 		     " DROP TABLE run_total; DROP TABLE moves_total; DROP TABLE piece_heat;"
+		     " DROP TABLE piece_migration;"
 		     " ALTER TABLE run DROP COLUMN planned_pieces;"
 		     " ALTER TABLE run DROP COLUMN promoted_pieces;"
 		     " ALTER TABLE run DROP COLUMN demoted_pieces; PRAGMA user_version = 7");

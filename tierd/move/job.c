@@ -419,6 +419,41 @@ static void job_record_intents(struct pool_job *job)
 			      state_last_error(p->ps->state));
 }
 
+/* Step 1 of the protocol for a batch of pieces: where each is and where it goes. */
+static void job_record_piece_intents(struct pool_job *job)
+{
+	struct pool *p = job->p;
+	const struct piecemap *pm = &p->sp.pieces;
+	struct state_piece_intent v[JOB_PIECE_BATCH];
+
+	for (size_t i = 0; i < job->nr_items; i++) {
+		const struct migrate_item *it = &job->items[i];
+		struct extmap_loc home = extmap_get(&p->sp.map, it->le);
+		struct state_piece_intent *in = &v[i];
+		uint32_t c;
+		uint16_t slot;
+
+		*in = (struct state_piece_intent){ .le = it->le, .idx = (uint16_t)it->idx,
+						   .src_dev = home.dev, .src_pe = home.pe,
+						   .src_slot = (uint16_t)it->idx,
+						   .dst_dev = home.dev, .dst_pe = home.pe,
+						   .dst_slot = (uint16_t)it->idx };
+		if (piecemap_find(pm, it->le, it->idx, &c, &slot) == 0) {
+			in->src_dev = pm->containers[c].dev;
+			in->src_pe = pm->containers[c].pe;
+			in->src_slot = slot;
+		}
+		if (it->container != PIECEMAP_NO_CONTAINER) {
+			in->dst_dev = pm->containers[it->container].dev;
+			in->dst_pe = pm->containers[it->container].pe;
+			in->dst_slot = it->slot;
+		}
+	}
+	if (state_piece_intents_add(p->ps->state, p->sp.id, v, job->nr_items, time(NULL)) < 0)
+		log_pool_warn(p->sp.meta.name, "cannot record the piece migration intents: %s",
+			      state_last_error(p->ps->state));
+}
+
 /*
  * The reserve batch_next() keeps free on each device: a move may use a
  * device's swap reserve only to make room on the other tier, so only
@@ -585,6 +620,7 @@ static void job_pieces_next(struct pool_job *job, size_t max)
 	}
 	/* Out of room or budget after n: they move, and the next round ends the job saying why. */
 	job->nr_items = n;
+	job_record_piece_intents(job);
 	r = migrate_batch_start(job->loop, p, job->items, n, job_batch_done, job, &job->batch,
 				err, sizeof(err));
 	if (r < 0) {

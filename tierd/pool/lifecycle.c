@@ -68,6 +68,40 @@ static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size
 }
 
 /*
+ * The same for pieces: the pieces adopted at activation say where each
+ * piece is, in a slot or at home. Returns how many intents there were.
+ */
+static size_t pool_settle_piece_intents(struct pools *ps, struct pool *p)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	struct state_piece_intent *v;
+	size_t nr, completed = 0;
+
+	if (state_piece_intents_load(ps->state, p->sp.id, &v, &nr) < 0) {
+		log_pool_warn(p->sp.meta.name, "cannot read its piece migration intents: %s",
+			      state_last_error(ps->state));
+		return 0;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct extmap_loc home = extmap_get(&p->sp.map, v[i].le);
+		uint16_t dev = home.dev, slot = v[i].idx;
+		uint32_t pe = home.pe, c;
+
+		if (piecemap_find(pm, v[i].le, v[i].idx, &c, &slot) == 0) {
+			dev = pm->containers[c].dev;
+			pe = pm->containers[c].pe;
+		}
+		completed += dev == v[i].dst_dev && pe == v[i].dst_pe && slot == v[i].dst_slot;
+	}
+	if (nr)
+		log_pool_info(p->sp.meta.name, "%zu piece moves were in flight when tierd stopped:"
+			      " %zu had committed, %zu rolled back (their source places stayed"
+			      " authoritative)", nr, completed, nr - completed);
+	free(v);
+	return nr;
+}
+
+/*
  * Intents left by a stop or crash mid-move: the map adopted at activation
  * says where each extent is (moved if the commit reached a device, else still
  * on its source, which stayed authoritative). Either way the intent is done.
@@ -92,6 +126,7 @@ static void pool_settle_intents(struct pools *ps, struct pool *p)
 			      " had committed, %zu rolled back (their source extents stayed"
 			      " authoritative)", nr, completed, nr - completed);
 	free(v);
+	nr += pool_settle_piece_intents(ps, p);
 	if (nr && state_intents_clear(ps->state, p->sp.id, NULL) < 0)
 		log_pool_warn(p->sp.meta.name, "cannot clear its migration intents: %s",
 			      state_last_error(ps->state));

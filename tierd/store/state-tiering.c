@@ -492,11 +492,99 @@ int state_intents_add(struct state *st, int64_t id, const struct state_intent *v
 
 int state_intents_clear(struct state *st, int64_t id, uint64_t *nr)
 {
-	int r = state_exec_id(st, "DELETE FROM migration WHERE pool_id = ?1", id);
+	uint64_t n = 0;
+	int r;
 
+	/* One transaction: one sync after each batch, whatever it moved. */
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	r = state_exec_id(st, "DELETE FROM migration WHERE pool_id = ?1", id);
+	if (r == 0) {
+		n = (uint64_t)sqlite3_changes(st->db);
+		r = state_exec_id(st, "DELETE FROM piece_migration WHERE pool_id = ?1", id);
+	}
+	if (r == 0)
+		n += (uint64_t)sqlite3_changes(st->db);
+	r = state_commit_or_rollback(st, r);
 	if (r == 0 && nr)
-		*nr = (uint64_t)sqlite3_changes(st->db);
+		*nr = n;
 	return r;
+}
+
+int state_piece_intents_add(struct state *st, int64_t id, const struct state_piece_intent *v,
+			    size_t nr, int64_t now)
+{
+	sqlite3_stmt *stmt = NULL;
+	int r;
+
+	r = state_exec(st, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	r = state_prepare(st,
+			  "INSERT OR REPLACE INTO piece_migration (pool_id, le, idx, src_dev, src_pe,"
+			  " src_slot, dst_dev, dst_pe, dst_slot, started)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &stmt);
+	for (size_t i = 0; r == 0 && i < nr; i++) {
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_int64(stmt, 2, v[i].le);
+		sqlite3_bind_int64(stmt, 3, v[i].idx);
+		sqlite3_bind_int64(stmt, 4, v[i].src_dev);
+		sqlite3_bind_int64(stmt, 5, v[i].src_pe);
+		sqlite3_bind_int64(stmt, 6, v[i].src_slot);
+		sqlite3_bind_int64(stmt, 7, v[i].dst_dev);
+		sqlite3_bind_int64(stmt, 8, v[i].dst_pe);
+		sqlite3_bind_int64(stmt, 9, v[i].dst_slot);
+		sqlite3_bind_int64(stmt, 10, now);
+		r = state_step_done(st, stmt);
+	}
+	sqlite3_finalize(stmt);
+	return state_commit_or_rollback(st, r);
+}
+
+int state_piece_intents_load(struct state *st, int64_t id, struct state_piece_intent **out,
+			     size_t *nr)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct state_piece_intent *v = NULL;
+	size_t n = 0, cap = 0;
+	int r, rc;
+
+	*out = NULL;
+	*nr = 0;
+	r = state_prepare(st,
+			  "SELECT le, idx, src_dev, src_pe, src_slot, dst_dev, dst_pe, dst_slot"
+			  " FROM piece_migration WHERE pool_id = ?1 ORDER BY le, idx", &stmt);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		r = grow_for_one((void **)&v, &cap, n, sizeof(*v));
+		if (r < 0)
+			goto out;
+		v[n] = (struct state_piece_intent){
+			.le = (uint32_t)sqlite3_column_int64(stmt, 0),
+			.idx = (uint16_t)sqlite3_column_int64(stmt, 1),
+			.src_dev = (uint16_t)sqlite3_column_int64(stmt, 2),
+			.src_pe = (uint32_t)sqlite3_column_int64(stmt, 3),
+			.src_slot = (uint16_t)sqlite3_column_int64(stmt, 4),
+			.dst_dev = (uint16_t)sqlite3_column_int64(stmt, 5),
+			.dst_pe = (uint32_t)sqlite3_column_int64(stmt, 6),
+			.dst_slot = (uint16_t)sqlite3_column_int64(stmt, 7),
+		};
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		r = state_fail(st, rc);
+out:
+	sqlite3_finalize(stmt);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
 }
 
 int state_intents_load(struct state *st, int64_t id, struct state_intent **out, size_t *nr)

@@ -361,6 +361,9 @@ static int state_pool_write_extents(struct state *st, const struct state_pool *p
 		r = state_pieces_delete(st, p->id);
 	if (r == 0 && p->pieces.changes != p->pieces_saved)
 		r = state_pieces_write(st, p);
+	/* A pool moves one batch at a time: the pieces it committed are all its intents. */
+	if (r == 0 && p->pieces.changes != p->pieces_saved)
+		r = state_exec_id(st, "DELETE FROM piece_migration WHERE pool_id = ?1", p->id);
 	if (r == 0)
 		r = state_prepare(st, "DELETE FROM migration WHERE pool_id = ?1 AND le = ?2", &stmt);
 	for (size_t i = 0; r == 0 && i < nr; i++) {

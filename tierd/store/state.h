@@ -217,7 +217,34 @@ int state_intents_add(struct state *st, int64_t id, const struct state_intent *v
 		      int64_t now);
 /* The pool's intents; free *v. */
 int state_intents_load(struct state *st, int64_t id, struct state_intent **v, size_t *nr);
-/* Forget every intent of the pool (after a batch, or at activation); *nr gets how many there were. */
+/*
+ * Forget every intent of the pool, of extents and of pieces (after a batch,
+ * or at activation); *nr gets how many there were.
+ */
 int state_intents_clear(struct state *st, int64_t id, uint64_t *nr);
+
+/*
+ * A move of piece idx of extent le under way (schema/011-piece-intents.sql).
+ * A place is (dev, pe, slot): a slot of the piece container at dev:pe, or,
+ * at home, the piece's place in its extent's home extent (slot = idx).
+ */
+struct state_piece_intent {
+	uint32_t le;
+	uint16_t idx;
+	uint16_t src_dev, src_slot;
+	uint16_t dst_dev, dst_slot;
+	uint32_t src_pe, dst_pe;
+};
+
+/*
+ * Record the piece moves about to copy, in one transaction. The commit of
+ * pieces (state_pool_save_extents, state_pool_stage with the pieces
+ * changed) deletes the pool's rows in its own.
+ */
+int state_piece_intents_add(struct state *st, int64_t id, const struct state_piece_intent *v,
+			    size_t nr, int64_t now);
+/* The pool's piece intents, by (le, idx); free *v. */
+int state_piece_intents_load(struct state *st, int64_t id, struct state_piece_intent **v,
+			     size_t *nr);
 
 #endif

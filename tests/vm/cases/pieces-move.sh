@@ -8,7 +8,8 @@
 # its bytes in its slot. The pieces survive a restart from the state and an
 # import from the devices alone. tierd killed at each step of a piece
 # batch's commit leaves each piece wholly where it was or wholly where it
-# went, as the step says. A split extent moves whole once its pieces are
+# went, as the step says, and activation says which of the moves whose
+# intents it finds had committed. A split extent moves whole once its pieces are
 # home. The SSD detaches with pieces out: they come home first.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
@@ -172,8 +173,18 @@ for s in "${steps[@]}"; do
 		"$TIERCTL" extent move tank "$le" --tier "$tier" --pieces "$range" &&
 			fail "the move survived $fault"
 		tierd_dead
+		logged=$(wc -l </tmp/tierd.log)
 		tierd_start
 		dmsetup info tank | grep -q '^State: *ACTIVE' || fail "not active after the restart"
+		# The batch's intents (step 1 of the protocol): the state's commit
+		# takes them with it; before it, activation says what became of them.
+		settled=$(tail -n +$((logged + 1)) /tmp/tierd.log | grep -o "[0-9]* piece moves were in flight.*" || true)
+		case $fault in
+		move-after-commit) want_settled= ;;
+		commit-after-devices) want_settled="2 piece moves were in flight when tierd stopped: 2 had committed, 0 rolled back (their source places stayed authoritative)" ;;
+		*) want_settled="2 piece moves were in flight when tierd stopped: 0 had committed, 2 rolled back (their source places stayed authoritative)" ;;
+		esac
+		assert_eq "the piece intents settled at activation" "$want_settled" "$settled"
 		dmsetup table tank | grep -q mirror && fail "mirror targets left after the restart"
 		grep -q "inconsistent" /tmp/tierd.log && fail "tierd found its map inconsistent"
 		n=$(slots pieces "$hdd" "$ssd" | awk -v le="$le" -v a=$k -v b=$((k + 1)) \
