@@ -142,10 +142,20 @@ static struct pp_eval pp_evaluate(const struct pp_ctx *c, double lambda, double 
 /* The lowest price per slot at which the choices fit the room, at mu. */
 static double pp_lambda(const struct pp_ctx *c, double mu, double hi)
 {
-	double lo = 0;
+	/*
+	 * Room is never quite free. At a price of 0 an extent whose reads sit
+	 * in a few of its pieces is worth as much whole, and the tie sends it
+	 * whole: 256 slots for what a few pieces hold, moved before any piece
+	 * (a run's bytes spent on it) and then kept by min_residency. Under
+	 * auto on zipf, plans on a few seconds of heat, with room to spare,
+	 * sent 9 to 15 extents so. At the smallest price the bisection tells
+	 * from 0 such an extent goes as its pieces, and one whose heat needs
+	 * more than half of them still goes whole.
+	 */
+	double lo = hi / (double)(1ull << PIECEPLAN_LAMBDA_STEPS);
 
-	if (pp_evaluate(c, 0, mu).room <= c->room)
-		return 0;
+	if (pp_evaluate(c, lo, mu).room <= c->room)
+		return lo;
 	for (int i = 0; i < PIECEPLAN_LAMBDA_STEPS; i++) {
 		double mid = (lo + hi) / 2;
 

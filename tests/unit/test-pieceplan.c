@@ -119,11 +119,39 @@ static void test_whole_only(void)
 		CHECK_NEAR(pp.heat_total, 15, 1e-9);
 		pieceplan_destroy(&pp);
 	}
-	/* Room for everything: all whole, nothing priced. */
+	/* Room for everything: all whole (their heat is all over), priced at next to nothing. */
 	in = input(ext, 5, &t, 100 * PPE, 100);
 	CHECK_OK(pieceplan_select(&in, &pp));
 	CHECK_UINT(pp.whole, 5);
-	CHECK_NEAR(pp.lambda, 0, 0);
+	CHECK(pp.lambda > 0 && pp.lambda < 1e-9);
+	pieceplan_destroy(&pp);
+}
+
+/*
+ * Room to spare: an extent whose reads sit in a few pieces goes as those
+ * pieces, not whole (at a price of 0 the two tied, and the tie sent it
+ * whole); one read all over still goes whole.
+ */
+static void test_room_to_spare(void)
+{
+	struct pieceplan_extent ext[3];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+
+	extents(ext, 3, 3);
+	t.v[0][1] = t.v[0][6] = 1;
+	t.v[1][2] = t.v[1][5] = t.v[1][7] = 1;
+	for (int k = 0; k < PPE; k++)
+		t.v[2][k] = 1;
+	in = input(ext, 3, &t, 8 * PPE, 1000);
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK_UINT(pp.whole, 1);
+	CHECK_UINT(pp.nr_pieces, 5);
+	CHECK_UINT(pp.nr_choices, 3);
+	CHECK_UINT(pp.choices[2].le, 20);
+	CHECK_UINT(pp.choices[2].nr_pieces, 0);
+	CHECK_NEAR(pp.heat_placed, 9, 1e-9);
 	pieceplan_destroy(&pp);
 }
 
@@ -769,6 +797,7 @@ int main(void)
 	test_table_entries_keep();
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
+	test_room_to_spare();
 	test_moves_order();
 	test_moves_hottest_first();
 	test_moves_keep_cold();
