@@ -522,14 +522,21 @@ static void heat_top_offer(const struct heat_table *t, uint32_t *out, size_t m, 
 	}
 }
 
-int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr_out)
+int heat_top_ranges(const struct heat_table *t, const uint32_t *first, const uint32_t *count,
+		    uint32_t nr_ranges, uint32_t n, uint32_t *out, uint32_t *nr_out)
 {
+	uint64_t total = 0;
 	size_t m, have = 0;
-	uint32_t i = 0;
 	float root = 0;
 
-	if (!t || !nr_out || (!out && n))
+	if (!t || !nr_out || (!out && n) || (nr_ranges && (!first || !count)))
 		return -EINVAL;
+	for (uint32_t k = 0; k < nr_ranges; k++) {
+		if ((uint64_t)first[k] + count[k] > t->nr ||
+		    (k && first[k] < (uint64_t)first[k - 1] + count[k - 1]))
+			return -EINVAL;
+		total += count[k];
+	}
 	/*
 	 * Keep the best m seen so far in a heap whose root is the worst of
 	 * them, so each further extent costs one comparison, and log m only
@@ -537,25 +544,29 @@ int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr
 	 * extents can only fill places no warmer extent has taken yet, so
 	 * once the heap is full such pages are skipped whole.
 	 */
-	m = n < t->nr ? n : t->nr;
+	m = n < total ? n : (size_t)total;
 	*nr_out = (uint32_t)m;
 	if (!m)
 		return 0;
-	while (i < t->nr) {
-		const struct heat_extent *pg = heat_pg(t, i / HEAT_PAGE);
-		uint32_t end = (i / HEAT_PAGE + 1) * HEAT_PAGE;
+	for (uint32_t k = 0; k < nr_ranges; k++) {
+		uint32_t i = first[k], stop = first[k] + count[k];
 
-		if (have == m && !pg) {
-			i = heat_next_used(t, i, t->nr);
-			continue;
-		}
-		/* A page at a time, its extents against the root's heat, looked up once. */
-		for (end = end < t->nr ? end : t->nr; i < end; i++) {
-			if (have == m && !(pg && pg[i % HEAT_PAGE].heat > root))
+		while (i < stop) {
+			const struct heat_extent *pg = heat_pg(t, i / HEAT_PAGE);
+			uint32_t end = (i / HEAT_PAGE + 1) * HEAT_PAGE;
+
+			if (have == m && !pg) {
+				i = heat_next_used(t, i, stop);
 				continue;
-			heat_top_offer(t, out, m, &have, i);
-			if (have == m)
-				root = heat_at(t, out[0])->heat;
+			}
+			/* A page at a time, its extents against the root's heat, looked up once. */
+			for (end = end < stop ? end : stop; i < end; i++) {
+				if (have == m && !(pg && pg[i % HEAT_PAGE].heat > root))
+					continue;
+				heat_top_offer(t, out, m, &have, i);
+				if (have == m)
+					root = heat_at(t, out[0])->heat;
+			}
 		}
 	}
 	/* Heapsort: moving the root to the back leaves the hottest in front. */
@@ -567,4 +578,13 @@ int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr
 		heat_sift_down(t, out, k - 1, 0);
 	}
 	return 0;
+}
+
+int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr_out)
+{
+	uint32_t first = 0;
+
+	if (!t)
+		return -EINVAL;
+	return heat_top_ranges(t, &first, &t->nr, 1, n, out, nr_out);
 }

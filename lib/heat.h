@@ -190,5 +190,11 @@ double heat_sum(const struct heat_table *t, uint32_t first, uint32_t nr);
  * O((extents in used pages + n) log n), no allocation.
  */
 int heat_top(const struct heat_table *t, uint32_t n, uint32_t *out, uint32_t *nr_out);
+/*
+ * The same over the extents of ranges [first[k], first[k] + count[k]),
+ * ascending and disjoint (-EINVAL otherwise): min(n, their extents) of them.
+ */
+int heat_top_ranges(const struct heat_table *t, const uint32_t *first, const uint32_t *count,
+		    uint32_t nr_ranges, uint32_t n, uint32_t *out, uint32_t *nr_out);
 
 #endif

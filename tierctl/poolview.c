@@ -99,6 +99,7 @@ int poolview_print_list(FILE *out, struct json_object *pools)
  * "on: 46 areas x 328 B = 14.7 KiB of kernel memory for dm-stats (budget 64.0 MiB),
  * 1.5 KiB in tierd";
  * in zones, "on in zones of 32.0 GiB (24 of 528 at extent resolution, up to 24): ...";
+ * "...; pieces watched in 16 windows of an extent (16 watching)" with piece heat;
  * or why it is off.
  */
 static char *poolview_heat(struct json_object *pool)
@@ -107,8 +108,9 @@ static char *poolview_heat(struct json_object *pool)
 	char used[SIZE_FORMAT_MAX], bound[SIZE_FORMAT_MAX], areas[SIZE_FORMAT_MAX];
 	char per_area[SIZE_FORMAT_MAX], zone[SIZE_FORMAT_MAX], zones[SIZE_FORMAT_MAX];
 	char fine[SIZE_FORMAT_MAX], max_fine[SIZE_FORMAT_MAX], table[SIZE_FORMAT_MAX];
-	char *text = NULL, *how = NULL;
-	uint64_t nr_max_fine = 0;
+	char windows[SIZE_FORMAT_MAX], busy[SIZE_FORMAT_MAX];
+	char *text = NULL, *how = NULL, *pieces = NULL;
+	uint64_t nr_max_fine = 0, nr_windows = 0;
 
 	if (!heat)
 		return strdup("-");
@@ -125,14 +127,23 @@ static char *poolview_heat(struct json_object *pool)
 			     poolview_count(heat, "max_fine_zones", max_fine)) < 0)
 			return NULL;
 	}
+	if (member_uint(heat, "piece_windows", &nr_windows) == 0 && nr_windows > 0) {
+		if (asprintf(&pieces, "; pieces watched in %s windows of an extent (%s watching)",
+			     poolview_count(heat, "piece_windows", windows),
+			     poolview_count(heat, "piece_windows_busy", busy)) < 0)
+			pieces = NULL;
+	} else if (member_uint(heat, "piece_areas", &nr_windows) == 0 && nr_windows > 0) {
+		pieces = strdup("; pieces watched over the whole volume");
+	}
 	if (asprintf(&text, "on%s: %s areas x %s = %s of kernel memory for dm-stats (budget %s),"
-		     " %s in tierd", how ? how : "", poolview_count(heat, "areas", areas),
+		     " %s in tierd%s", how ? how : "", poolview_count(heat, "areas", areas),
 		     poolview_size(heat, "area_kernel_bytes", per_area),
 		     poolview_size(heat, "kernel_bytes", used),
 		     poolview_size(heat, "kernel_limit_bytes", bound),
-		     poolview_size(heat, "table_bytes", table)) < 0)
+		     poolview_size(heat, "table_bytes", table), pieces ? pieces : "") < 0)
 		text = NULL;
 	free(how);
+	free(pieces);
 	return text;
 }
 

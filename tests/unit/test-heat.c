@@ -439,6 +439,49 @@ static void check_top_against_selection(const struct heat_table *t)
 	free(taken);
 }
 
+/* heat_top_ranges() against the same selection among the extents of its ranges. */
+static void check_top_ranges(const struct heat_table *t)
+{
+	uint32_t nr = t->nr, first[3] = { 3, nr / 3, nr / 2 + 1 };
+	uint32_t count[3] = { nr / 4, nr / 8 + 1, nr - (nr / 2 + 1) };
+	uint32_t *out = calloc(nr, sizeof(*out)), nr_out, total = 0;
+	bool *in = calloc(nr, sizeof(*in)), *taken = calloc(nr, sizeof(*taken));
+
+	CHECK(out && in && taken);
+	for (int k = 0; k < 3; k++) {
+		for (uint32_t i = first[k]; i < first[k] + count[k]; i++)
+			in[i] = true;
+		total += count[k];
+	}
+	for (uint32_t n = 1; n <= total + 1; n = n * 3 + 1) {
+		CHECK_OK(heat_top_ranges(t, first, count, 3, n, out, &nr_out));
+		CHECK_UINT(nr_out, n < total ? n : total);
+		memset(taken, 0, nr * sizeof(*taken));
+		for (uint32_t k = 0; k < nr_out; k++) {
+			uint32_t best = UINT32_MAX;
+
+			for (uint32_t i = 0; i < nr; i++)
+				if (in[i] && !taken[i] &&
+				    (best == UINT32_MAX || heat_at(t, i)->heat > heat_at(t, best)->heat))
+					best = i;
+			taken[best] = true;
+			CHECK_UINT(out[k], best);
+		}
+	}
+	/* Ranges out of order, overlapping, or past the table. */
+	uint32_t back[2] = { 10, 5 }, one[2] = { 1, 1 }, over[2] = { 0, 3 }, five[2] = { 5, 5 };
+	uint32_t past = nr - 1, two = 2;
+
+	CHECK_INT(heat_top_ranges(t, back, one, 2, 1, out, &nr_out), -EINVAL);
+	CHECK_INT(heat_top_ranges(t, over, five, 2, 1, out, &nr_out), -EINVAL);
+	CHECK_INT(heat_top_ranges(t, &past, &two, 1, 1, out, &nr_out), -EINVAL);
+	CHECK_OK(heat_top_ranges(t, NULL, NULL, 0, 4, out, &nr_out));
+	CHECK_UINT(nr_out, 0);
+	free(out);
+	free(in);
+	free(taken);
+}
+
 /* Many ties, every page in use; then pages in use among many that are not. */
 static void test_top_random(void)
 {
@@ -451,6 +494,7 @@ static void test_top_random(void)
 		heat_at_mut(&t, i)->heat = (float)(x >> 26) / 4; /* 64 distinct values */
 	}
 	check_top_against_selection(&t);
+	check_top_ranges(&t);
 	heat_table_destroy(&t);
 
 	/* Pages 2, 5 and the last (in part) in use; in page 5 only cold extents. */
@@ -463,6 +507,7 @@ static void test_top_random(void)
 	CHECK_OK(heat_set(&t, 8 * HEAT_PAGE + 4, 1000));
 	CHECK_UINT(t.nr_pages_used, 3);
 	check_top_against_selection(&t);
+	check_top_ranges(&t);
 	heat_table_destroy(&t);
 }
 

@@ -124,6 +124,8 @@ static json_object *heat_status_json(const struct pool_heat_report *h)
 	add_u64(o, "table_bytes", h->table_bytes);
 	add_u64(o, "sample_areas", h->sample_areas);
 	add_u64(o, "piece_areas", h->piece_areas);
+	add_u64(o, "piece_windows", h->piece_windows);
+	add_u64(o, "piece_windows_busy", h->piece_windows_busy);
 	add_u64(o, "half_life_seconds", h->half_life_s);
 	if (!h->enabled && h->reason[0])
 		json_object_object_add(o, "reason", json_object_new_string(h->reason));

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dmctl.h"
 #include "iostats.h"
 #include "log.h"
@@ -24,7 +25,30 @@
  */
 #define POOL_SAMPLE_CHUNK 65536u
 #define POOL_NO_REGION UINT64_MAX
-/* The piece whose heat the piece-heat setting watches (docs/heat.md). */
+/*
+ * Piece windows (lib/piecewatch.h, docs/heat.md), for a pool whose piece
+ * areas over the whole volume are over the budget: at most this many, each
+ * a region more on every bio of the volume (the reason ZONE_MAX_FINE is
+ * 32), and at most 1/POOL_PIECE_WINDOW_SHARE of the budget. They are chosen
+ * every POOL_PIECE_WINDOW_SAMPLES samples, a window staying on its extent
+ * one choice at least, among the POOL_PIECE_CANDIDATES hottest extents; the
+ * last POOL_PIECE_RECENT extents watched wait their turn again, and the
+ * weights of at most POOL_PIECE_WATCHED extents are kept (1 KiB each).
+ */
+#define POOL_PIECE_WINDOWS 16u
+#define POOL_PIECE_WINDOW_SHARE 8u
+#define POOL_PIECE_WINDOW_SAMPLES 6u
+#define POOL_PIECE_WINDOW_DWELL 1u
+#define POOL_PIECE_CANDIDATES 1024u
+#define POOL_PIECE_RECENT 1024u
+#define POOL_PIECE_WATCHED 4096u
+/*
+ * Colder extents are not watched: the heat a zone shared among its extents
+ * while it was coarse leaves most of them a little, and watching those
+ * would move the windows every choice (each a region made) to learn
+ * nothing. One small random read's worth, the default policies' min_heat.
+ */
+#define POOL_PIECE_MIN_HEAT 1.0
 /*
  * Areas of the heat region (extents, or zones) per area of the guard: an
  * idle volume's sample reads 1/64 of the areas it would, for 1/64 more
@@ -71,6 +95,10 @@ void pool_heat_stop(struct pool *p)
 	p->piece_sample = NULL;
 	p->piece_region = POOL_NO_REGION;
 	p->piece_areas = 0;
+	piecewatch_destroy(&p->piece_watch);
+	free(p->piece_window_region);
+	p->piece_window_region = NULL;
+	p->piece_window_samples = 0;
 }
 
 static uint64_t pool_zone_sectors(const struct pool *p)
@@ -78,8 +106,11 @@ static uint64_t pool_zone_sectors(const struct pool *p)
 	return (uint64_t)p->zones.zone_extents * pool_extent_sectors(p);
 }
 
-/* Kernel memory of the regions there are now: the coarse one, the fine zones' and the guard. */
-static void pool_zones_count_bytes(struct pool *p)
+/*
+ * Kernel memory of the regions there are now: the heat region (coarse in
+ * zones), the fine zones', the guard and the pieces'.
+ */
+static void pool_heat_count_bytes(struct pool *p)
 {
 	uint64_t fine_areas = 0;
 	uint32_t first;
@@ -88,7 +119,7 @@ static void pool_zones_count_bytes(struct pool *p)
 		if (p->zone_kind[z] != ZONE_COARSE)
 			fine_areas += zone_extents_of(&p->zones, z, &first);
 	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones) +
-			       (fine_areas + p->guard_areas) * p->zones.area_bytes;
+			       (fine_areas + p->guard_areas + p->piece_areas) * p->zones.area_bytes;
 }
 
 /*
@@ -164,7 +195,7 @@ static int pool_zones_choose(struct pool *p, uint32_t max_new)
 		p->nr_fine++;
 		created++;
 	}
-	pool_zones_count_bytes(p);
+	pool_heat_count_bytes(p);
 	if (changes)
 		log_pool_debug(p->sp.meta.name, "heat: %u of %u zones fine (%u new%s), %llu KiB of"
 			       " kernel memory", p->nr_fine, l->nr_zones, created,
@@ -193,18 +224,6 @@ static int pool_zones_start(struct pool *p)
 	return pool_zones_choose(p, 0);
 }
 
-/*
- * (Re)create the volume's regions after activation or a resize; heat follows
- * the volume's extents. An area per extent when the budget left by the
- * other pools allows it, else zones (lib/zone.h); when not even those fit,
- * heat stays off and pool show says why.
- */
-/*
- * With the piece-heat setting: a region with an area per piece over the
- * whole volume, beside the one with an area per extent, when the pool is at
- * full resolution and avail (the budget left) holds it. Without room it is
- * only logged: extent heat is what tiering needs.
- */
 /*
  * The weights the state kept of the extents with pieces out: without them
  * the first I/O after a restart would make the pieces out it missed look
@@ -268,51 +287,218 @@ static int pool_piece_heat_save(struct pool *p, int all)
 	return r;
 }
 
+static uint32_t pool_pieces_per_extent_of(const struct pool *p)
+{
+	return (uint32_t)(pool_extent_sectors(p) / (POOL_PIECE_BYTES / SECTOR));
+}
+
+/* The kernel memory of an area per piece over the whole volume. */
+static uint64_t pool_piece_region_bytes(const struct pool *p)
+{
+	return (uint64_t)p->sp.map.nr_logical * pool_pieces_per_extent_of(p) *
+	       iostats_kernel_bytes_per_area();
+}
+
+/*
+ * Whether that region fits avail (the budget left) beside an area per
+ * extent and the guard's: what pool_pieces_start() finds when the zones'
+ * plan had all of avail.
+ */
+static bool pool_piece_region_fits(const struct pool *p, uint64_t avail)
+{
+	uint64_t nr = p->sp.map.nr_logical, per_area = iostats_kernel_bytes_per_area();
+	uint64_t need = pool_piece_region_bytes(p) +
+			(nr + (nr + POOL_GUARD_STEP - 1) / POOL_GUARD_STEP) * per_area;
+
+	return nr * pool_pieces_per_extent_of(p) <= UINT32_MAX && need <= avail;
+}
+
+/* How many piece windows avail pays for (lib/piecewatch.h), and what they take of it. */
+static uint32_t pool_piece_windows_fit(const struct pool *p, uint64_t avail, uint64_t *bytes)
+{
+	uint64_t one = (uint64_t)pool_pieces_per_extent_of(p) * iostats_kernel_bytes_per_area();
+	uint64_t n = avail / POOL_PIECE_WINDOW_SHARE / one;
+
+	if (n > POOL_PIECE_WINDOWS)
+		n = POOL_PIECE_WINDOWS;
+	if (n > p->sp.map.nr_logical)
+		n = p->sp.map.nr_logical;
+	*bytes = n * one;
+	return (uint32_t)n;
+}
+
+/*
+ * The hottest extents, at most POOL_PIECE_CANDIDATES into cand: in zones,
+ * of the fine zones only. A coarse zone's I/O is shared among all its
+ * extents (heat_apply_shared), so every extent of a busy coarse zone would
+ * look warm and unknown, and the windows would never settle; a fine zone's
+ * extents have heat of their own, and the hottest zones are fine.
+ */
+static int pool_piece_candidates(const struct pool *p, uint32_t *cand, uint32_t *n)
+{
+	uint32_t first[ZONE_MAX_FINE], count[ZONE_MAX_FINE], nr = 0;
+
+	if (!p->zone_kind)
+		return heat_top(&p->heat, POOL_PIECE_CANDIDATES, cand, n);
+	for (uint32_t z = 0; z < p->zones.nr_zones && nr < ZONE_MAX_FINE; z++)
+		if (p->zone_kind[z] != ZONE_COARSE) {
+			count[nr] = zone_extents_of(&p->zones, z, &first[nr]);
+			nr++;
+		}
+	return heat_top_ranges(&p->heat, first, count, nr, POOL_PIECE_CANDIDATES, cand, n);
+}
+
+/*
+ * Choose the extents the windows watch again, from the hottest, and make
+ * their regions follow: those that move are deleted first, so their memory
+ * is free for the new ones. A region that cannot be made leaves its window
+ * idle until the next choice.
+ */
+static int pool_piece_windows_choose(struct pool *p)
+{
+	struct piecewatch *w = &p->piece_watch;
+	uint32_t ppe = p->pieces.pieces_per_extent, n = 0, failed = 0;
+	uint64_t es = pool_extent_sectors(p);
+	uint32_t *cand = malloc(POOL_PIECE_CANDIDATES * sizeof(*cand));
+	uint8_t *known = malloc(POOL_PIECE_CANDIDATES), *changed = malloc(w->nr_windows);
+	uint64_t t0 = clock_now_ns(), t1;
+	int r = cand && known && changed ? 0 : -ENOMEM, moved;
+
+	if (r == 0)
+		r = pool_piece_candidates(p, cand, &n);
+	if (r < 0)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		if (heat_value(&p->heat, cand[i]) < POOL_PIECE_MIN_HEAT) {
+			n = i; /* hottest first: the rest are colder */
+			break;
+		}
+		known[i] = pieceheat_known(&p->pieces, cand[i]) > 0;
+	}
+	moved = piecewatch_choose(w, cand, known, n, changed);
+	t1 = clock_now_ns();
+	if (moved <= 0) {
+		r = moved;
+		goto out;
+	}
+	for (uint32_t i = 0; i < w->nr_windows; i++) {
+		if (!changed[i] || p->piece_window_region[i] == POOL_NO_REGION)
+			continue;
+		iostats_region_delete(p->sp.meta.name, p->piece_window_region[i]);
+		p->piece_window_region[i] = POOL_NO_REGION;
+		p->piece_areas -= ppe;
+	}
+	for (uint32_t i = 0; i < w->nr_windows; i++) {
+		if (!changed[i])
+			continue;
+		if (iostats_region_create(p->sp.meta.name, w->le[i] * es, es,
+					  POOL_PIECE_BYTES / SECTOR,
+					  &p->piece_window_region[i]) < 0) {
+			p->piece_window_region[i] = POOL_NO_REGION;
+			piecewatch_idle(w, i);
+			failed++;
+			continue;
+		}
+		p->piece_areas += ppe;
+	}
+	pool_heat_count_bytes(p);
+	log_pool_debug(p->sp.meta.name, "heat of pieces: %d windows moved%s, %u of %u watching;"
+		       " chosen from %u candidates in %.1f ms, regions made in %.1f ms", moved,
+		       failed ? " (some regions could not be made)" : "", piecewatch_busy(w),
+		       w->nr_windows, n, (double)(t1 - t0) / 1e6,
+		       (double)(clock_now_ns() - t1) / 1e6);
+out:
+	free(cand);
+	free(known);
+	free(changed);
+	return r;
+}
+
+/*
+ * With the piece-heat setting: a region with an area per piece over the
+ * whole volume, beside the one with an area per extent, when the pool is at
+ * full resolution and avail (the budget left) holds it; else windows over
+ * the hottest extents, within what pool_heat_start() kept of avail for
+ * them. Without room it is only logged: extent heat is what tiering needs.
+ */
 static void pool_pieces_start(struct pool *p, uint64_t avail)
 {
-	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes;
-	uint32_t nr = p->sp.map.nr_logical, ppe = (uint32_t)(es / ps);
-	char need[SIZE_FORMAT_MAX], left[SIZE_FORMAT_MAX];
+	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes, left;
+	uint32_t nr = p->sp.map.nr_logical, ppe = pool_pieces_per_extent_of(p), windows = 0;
+	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
 	int r;
 
-	if (!p->ps->piece_heat || p->zone_kind || !nr)
+	if (!p->ps->piece_heat || !nr)
 		return;
-	bytes = (uint64_t)nr * ppe * iostats_kernel_bytes_per_area();
-	if ((uint64_t)nr * ppe > UINT32_MAX || p->heat_reserved_bytes > avail ||
-	    bytes > avail - p->heat_reserved_bytes) {
-		log_pool_info(p->sp.meta.name, "no heat of pieces: an area per 16 KiB of the volume"
-			      " needs %s of kernel memory, the heat budget leaves %s",
-			      size_format(bytes, need, sizeof(need)),
-			      size_format(avail > p->heat_reserved_bytes ?
-						  avail - p->heat_reserved_bytes : 0,
-					  left, sizeof(left)));
-		return;
+	left = avail > p->heat_reserved_bytes ? avail - p->heat_reserved_bytes : 0;
+	bytes = pool_piece_region_bytes(p);
+	if (p->zone_kind || (uint64_t)nr * ppe > UINT32_MAX || bytes > left) {
+		windows = pool_piece_windows_fit(p, left * POOL_PIECE_WINDOW_SHARE, &bytes);
+		if (!windows || bytes > left) {
+			log_pool_info(p->sp.meta.name, "no heat of pieces: an area per 16 KiB of one"
+				      " extent needs %s of kernel memory, the heat budget leaves %s",
+				      size_format((uint64_t)ppe * iostats_kernel_bytes_per_area(), need,
+						  sizeof(need)),
+				      size_format(left, have, sizeof(have)));
+			return;
+		}
 	}
 	p->piece_sample = malloc((size_t)ppe * sizeof(*p->piece_sample));
-	r = p->piece_sample ? pieceheat_init(&p->pieces, ppe, nr) : -ENOMEM;
-	if (r == 0)
+	r = p->piece_sample ? pieceheat_init(&p->pieces, ppe,
+					     windows && nr > POOL_PIECE_WATCHED ? POOL_PIECE_WATCHED : nr)
+			    : -ENOMEM;
+	if (r == 0 && windows) {
+		r = piecewatch_init(&p->piece_watch, windows, POOL_PIECE_WINDOW_DWELL,
+				    POOL_PIECE_RECENT);
+		p->piece_window_region = r == 0 ? malloc(windows * sizeof(*p->piece_window_region)) :
+						  NULL;
+		if (r == 0 && !p->piece_window_region)
+			r = -ENOMEM;
+		for (uint32_t i = 0; r == 0 && i < windows; i++)
+			p->piece_window_region[i] = POOL_NO_REGION;
+	} else if (r == 0) {
 		r = iostats_region_create(p->sp.meta.name, 0, (uint64_t)nr * es, ps,
 					  &p->piece_region);
+	}
 	if (r < 0) {
 		pieceheat_destroy(&p->pieces);
 		free(p->piece_sample);
 		p->piece_sample = NULL;
 		p->piece_region = POOL_NO_REGION;
+		piecewatch_destroy(&p->piece_watch);
+		free(p->piece_window_region);
+		p->piece_window_region = NULL;
 		log_pool_warn(p->sp.meta.name, "no heat of pieces: %s", dmctl_error_text(r));
 		return;
 	}
 	pool_piece_heat_load(p);
-	p->piece_areas = nr * ppe;
-	p->heat_kernel_bytes += bytes;
 	p->heat_reserved_bytes += bytes;
-	log_pool_info(p->sp.meta.name, "heat of 16 KiB pieces too: %u areas, %s of kernel memory",
-		      p->piece_areas, size_format(bytes, need, sizeof(need)));
+	if (!windows) {
+		p->piece_areas = nr * ppe;
+		pool_heat_count_bytes(p);
+		log_pool_info(p->sp.meta.name, "heat of 16 KiB pieces too: %u areas, %s of kernel"
+			      " memory", p->piece_areas, size_format(bytes, need, sizeof(need)));
+		return;
+	}
+	log_pool_info(p->sp.meta.name, "heat of 16 KiB pieces in %u windows of an extent each, going"
+		      " round the hottest extents: %s of kernel memory", windows,
+		      size_format(bytes, need, sizeof(need)));
+	/* At once from the heat there is (a restart's, stored), as zones are. */
+	if (pool_piece_windows_choose(p) < 0)
+		log_pool_warn(p->sp.meta.name, "heat of pieces: no windows chosen yet");
 }
 
+/*
+ * (Re)create the volume's regions after activation or a resize; heat follows
+ * the volume's extents. An area per extent when the budget left by the
+ * other pools allows it, else zones (lib/zone.h); when not even those fit,
+ * heat stays off and pool show says why.
+ */
 void pool_heat_start(struct pool *p)
 {
 	uint32_t nr = p->sp.map.nr_logical;
-	uint64_t per_area = iostats_kernel_bytes_per_area(), used_by_others = 0, avail;
+	uint64_t per_area = iostats_kernel_bytes_per_area(), used_by_others = 0, avail, plan;
+	uint64_t windows = 0;
 	char need[SIZE_FORMAT_MAX], limit[SIZE_FORMAT_MAX], others[SIZE_FORMAT_MAX],
 	     left[SIZE_FORMAT_MAX];
 	struct statsparse_area *grown;
@@ -325,8 +511,15 @@ void pool_heat_start(struct pool *p)
 			used_by_others += o->heat_reserved_bytes;
 	p->heat_limit_bytes = pools_heat_budget(p->ps);
 	avail = p->heat_limit_bytes > used_by_others ? p->heat_limit_bytes - used_by_others : 0;
-	/* What the guard will take, an area per POOL_GUARD_STEP, comes off first. */
-	r = zone_layout_plan(&p->zones, nr, per_area, avail - avail / (POOL_GUARD_STEP + 1));
+	/*
+	 * Piece windows, when pieces are watched and their region over the
+	 * whole volume does not fit, and the guard's area per POOL_GUARD_STEP
+	 * come off first; the zones get the rest.
+	 */
+	if (p->ps->piece_heat && nr && !pool_piece_region_fits(p, avail))
+		pool_piece_windows_fit(p, avail, &windows);
+	plan = avail - windows;
+	r = zone_layout_plan(&p->zones, nr, per_area, plan - plan / (POOL_GUARD_STEP + 1));
 	if (r < 0) {
 		errbuf_set(p->heat_off, sizeof(p->heat_off),
 			   "heat is off: its %u extents need %s of kernel memory even in zones of %u"
@@ -358,7 +551,7 @@ void pool_heat_start(struct pool *p)
 		return;
 	}
 	pool_guard_start(p);
-	p->heat_kernel_bytes = zone_coarse_bytes(&p->zones) + (uint64_t)p->guard_areas * per_area;
+	pool_heat_count_bytes(p);
 	p->heat_reserved_bytes = p->heat_kernel_bytes + zone_fine_bytes(&p->zones, p->zones.max_fine);
 	if (p->zones.zone_extents > 1) {
 		r = pool_zones_start(p);
@@ -492,6 +685,28 @@ static int pool_read_areas(struct pool *p, uint64_t region, uint32_t first, uint
 	return 0;
 }
 
+/* Each window's areas since the last sample, into its extent's weights. */
+static int pool_sample_windows(struct pool *p, char *err, size_t err_len)
+{
+	const struct piecewatch *w = &p->piece_watch;
+	uint32_t ppe = p->pieces.pieces_per_extent;
+	int r;
+
+	for (uint32_t i = 0; i < w->nr_windows; i++) {
+		if (w->le[i] == PIECEWATCH_IDLE || p->piece_window_region[i] == POOL_NO_REGION)
+			continue;
+		r = pool_read_areas(p, p->piece_window_region[i], 0, ppe, POOL_PIECE_BYTES / SECTOR,
+				    p->piece_sample, err, err_len);
+		if (r < 0)
+			return r;
+		p->sample_areas += ppe;
+		r = pieceheat_apply(&p->pieces, &p->ps->heat, w->le[i], p->piece_sample);
+		if (r < 0)
+			return pool_fail(p, r, err, err_len, "heat of pieces: %s", strerror(-r));
+	}
+	return 0;
+}
+
 /* One part of a sample at full resolution: read, parse, heat, I/O per tier. */
 static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *err,
 			    size_t err_len)
@@ -510,7 +725,7 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *e
 	 * An extent's pieces only where its own area had I/O: both regions count
 	 * the same bios, so the others' pieces have none to read or clear.
 	 */
-	for (uint32_t i = 0; p->pieces.v && i < nr; i++) {
+	for (uint32_t i = 0; p->piece_region != POOL_NO_REGION && i < nr; i++) {
 		uint32_t ppe = p->pieces.pieces_per_extent;
 
 		if (!(p->sample[i].reads | p->sample[i].writes))
@@ -628,6 +843,8 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 		}
 		from = to;
 	}
+	if (r == 0 && p->piece_watch.nr_windows)
+		r = pool_sample_windows(p, err, err_len);
 	if (r < 0) {
 		pool_heat_start(p); /* regions die with the device: make new ones */
 		return r;
@@ -638,6 +855,13 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 		r = pool_zones_choose(p, ZONE_MAX_NEW);
 		if (r < 0)
 			return pool_fail(p, r, err, err_len, "cannot choose its fine zones: %s",
+					 strerror(-r));
+	}
+	if (p->piece_watch.nr_windows && ++p->piece_window_samples >= POOL_PIECE_WINDOW_SAMPLES) {
+		p->piece_window_samples = 0;
+		r = pool_piece_windows_choose(p);
+		if (r < 0)
+			return pool_fail(p, r, err, err_len, "cannot choose the pieces it watches: %s",
 					 strerror(-r));
 	}
 	return 0;

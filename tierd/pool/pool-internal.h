@@ -18,6 +18,7 @@
 #include "extmap.h"
 #include "heat.h"
 #include "pieceheat.h"
+#include "piecewatch.h"
 #include "slotsum.h"
 #include "zone.h"
 #include "metadata.h"
@@ -102,11 +103,17 @@ struct pool {
 	uint32_t sample_areas; /* areas the last sample read, of every region */
 	/*
 	 * Pieces (lib/pieceheat.h): with the piece-heat setting, a region with an
-	 * area of POOL_PIECE_BYTES over the whole volume, when the pool is at
-	 * full resolution and the budget has room; pieces.v is NULL otherwise.
+	 * area of POOL_PIECE_BYTES over the whole volume when the pool is at
+	 * full resolution and the budget has room for it; else windows, regions
+	 * of piece areas over one extent each that go round the hottest extents
+	 * (lib/piecewatch.h; piece_watch.nr_windows is 0 with the whole region).
+	 * pieces.v is NULL when pieces are not watched.
 	 */
 	uint64_t piece_region;
-	uint32_t piece_areas;
+	uint32_t piece_areas; /* of the regions there are now */
+	struct piecewatch piece_watch;
+	uint64_t *piece_window_region; /* a window's dm-stats region */
+	uint32_t piece_window_samples;  /* since the windows were last chosen */
 	struct pieceheat pieces;
 	struct statsparse_area *piece_sample; /* one extent's pieces, reused */
 	/* When the state last had the weights: pieces.changes, sp.pieces.changes, the sample time. */

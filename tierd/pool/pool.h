@@ -135,6 +135,8 @@ struct pool_heat_report {
 	uint64_t table_bytes;             /* tierd's own memory for the pool's heat */
 	uint32_t sample_areas;            /* dm-stats areas the last sample read */
 	uint32_t piece_areas;             /* of areas, those of pieces (piece-heat setting) */
+	uint32_t piece_windows;           /* regions of pieces over an extent each; 0: over the volume */
+	uint32_t piece_windows_busy;      /* of them, those watching an extent now */
 	uint64_t half_life_s;
 	const char *reason;               /* why heat is off, "" when on or not known */
 };

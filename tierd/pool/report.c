@@ -111,6 +111,8 @@ void pool_get_report(const struct pool *p, struct pool_report *out)
 			.table_bytes = heat_table_bytes(&p->heat),
 			.sample_areas = p->heat_on ? p->sample_areas : 0,
 			.piece_areas = p->heat_on ? p->piece_areas : 0,
+			.piece_windows = p->heat_on ? p->piece_watch.nr_windows : 0,
+			.piece_windows_busy = p->heat_on ? piecewatch_busy(&p->piece_watch) : 0,
 			.half_life_s = (uint64_t)p->ps->heat.half_life_s,
 			.reason = p->heat_on ? "" : p->heat_off,
 		},
