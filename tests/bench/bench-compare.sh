@@ -18,7 +18,9 @@
 # configuration), TIERD_BENCH_ONLY ("refs" (HDD-only and SSD-only),
 # "overhead", "seq", "profiles", "tierd", "auto", "slice", "lvmcache",
 # "bcache": only those; their 4K random reads, and the caches' other
-# profiles unless quick).
+# profiles unless quick; "profiles-pieces": phase B's profiles under tierd
+# without and with --piece-heat in turn, "tierd" and "pieces" in
+# results.tsv).
 # "slice" is not in the whole run: tierd over a dm-cache (smq) of the HDD
 # tier, the SSD split between tierd's SSD tier and the cache
 # (TIERD_BENCH_SLICE_MB of cache data, 44 by default), to compare the
@@ -155,6 +157,24 @@ story() {
 			profiles)
 				[ -n "$tierd_pid" ] || tierd_up
 				tierd_profiles ;;
+			profiles-pieces)
+				# What piece heat costs or buys beyond 4K random reads,
+				# in one boot: each profile of phase B under tierd
+				# without --piece-heat ("tierd"), then with ("pieces"),
+				# each beside HDD-only and SSD-only.
+				for p in "${PROFILES_B[@]}"; do
+					s=$(profile_skew "$p")
+					for cfg in tierd pieces; do
+						tierd_down
+						TIERD_BENCH_PIECE_HEAT=$([ $cfg = pieces ] && echo 1 || echo 0) tierd_up
+						tierd_pool
+						warm_fixed "$cfg" "$p" "$s" /dev/mapper/bench "$WARM_B"
+						tierd_tier_now "$p" "$s"
+						measure_paired "$cfg" "$p" "$s" /dev/mapper/bench hdd ssd
+						tierd_record "$p" "$s" "$cfg"
+						tierd_pool_destroy
+					done
+				done ;;
 			refs)
 				for skew in "${SKEW_ORDER[@]}"; do
 					for i in $(seq "$REPS"); do
@@ -402,6 +422,13 @@ tierd_up() {
 	for i in $(seq 100); do "$tierctl" pool list >/dev/null 2>&1 && return 0; sleep 0.1; done
 	echo "bench: tierd did not start" >&2
 	return 1
+}
+
+tierd_down() {
+	[ -n "$tierd_pid" ] || return 0
+	kill "$tierd_pid"
+	wait "$tierd_pid" 2>/dev/null || true
+	tierd_pid=""
 }
 
 tierd_pool() {
