@@ -33,7 +33,8 @@
  * every POOL_PIECE_WINDOW_SAMPLES samples, a window staying on its extent
  * one choice at least, among the POOL_PIECE_CANDIDATES hottest extents; the
  * last POOL_PIECE_RECENT extents watched wait their turn again, and the
- * weights of at most POOL_PIECE_WATCHED extents are kept (1 KiB each).
+ * weights of as many extents as POOL_PIECE_WATCHED_BYTES holds are kept
+ * (4,096 of 1 KiB at 4 MiB extents).
  */
 #define POOL_PIECE_WINDOWS 16u
 #define POOL_PIECE_WINDOW_SHARE 8u
@@ -41,7 +42,7 @@
 #define POOL_PIECE_WINDOW_DWELL 1u
 #define POOL_PIECE_CANDIDATES 1024u
 #define POOL_PIECE_RECENT 1024u
-#define POOL_PIECE_WATCHED 4096u
+#define POOL_PIECE_WATCHED_BYTES (UINT64_C(4) << 20)
 /*
  * Colder extents are not watched: the heat a zone shared among its extents
  * while it was coarse leaves most of them a little, and watching those
@@ -423,7 +424,7 @@ out:
  */
 static void pool_pieces_start(struct pool *p, uint64_t avail)
 {
-	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes, left;
+	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes, left, watched;
 	uint32_t nr = p->sp.map.nr_logical, ppe = pool_pieces_per_extent_of(p), windows = 0;
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
 	int r;
@@ -433,8 +434,15 @@ static void pool_pieces_start(struct pool *p, uint64_t avail)
 	left = avail > p->heat_reserved_bytes ? avail - p->heat_reserved_bytes : 0;
 	bytes = pool_piece_region_bytes(p);
 	if (p->zone_kind || (uint64_t)nr * ppe > UINT32_MAX || bytes > left) {
-		windows = pool_piece_windows_fit(p, left * POOL_PIECE_WINDOW_SHARE, &bytes);
-		if (!windows || bytes > left) {
+		/* What pool_heat_start() kept out of the zones, or less if that is all left. */
+		uint64_t one = (uint64_t)ppe * iostats_kernel_bytes_per_area();
+
+		windows = pool_piece_windows_fit(p, avail, &bytes);
+		if (bytes > left) {
+			windows = (uint32_t)(left / one);
+			bytes = windows * one;
+		}
+		if (!windows) {
 			log_pool_info(p->sp.meta.name, "no heat of pieces: an area per 16 KiB of one"
 				      " extent needs %s of kernel memory, the heat budget leaves %s",
 				      size_format((uint64_t)ppe * iostats_kernel_bytes_per_area(), need,
@@ -444,8 +452,11 @@ static void pool_pieces_start(struct pool *p, uint64_t avail)
 		}
 	}
 	p->piece_sample = malloc((size_t)ppe * sizeof(*p->piece_sample));
+	watched = POOL_PIECE_WATCHED_BYTES / ((uint64_t)ppe * sizeof(float));
+	if (watched < POOL_PIECE_WINDOWS)
+		watched = POOL_PIECE_WINDOWS;
 	r = p->piece_sample ? pieceheat_init(&p->pieces, ppe,
-					     windows && nr > POOL_PIECE_WATCHED ? POOL_PIECE_WATCHED : nr)
+					     windows && nr > watched ? (uint32_t)watched : nr)
 			    : -ENOMEM;
 	if (r == 0 && windows) {
 		r = piecewatch_init(&p->piece_watch, windows, POOL_PIECE_WINDOW_DWELL,
