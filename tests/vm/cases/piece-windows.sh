@@ -9,7 +9,8 @@
 # reads, the regions in the kernel are what pool show reports, and a run
 # sends the hot pieces out and the evenly read extent whole, data intact;
 # after a restart the pieces are still out, the data the same, and the
-# next plan brings none home.
+# next plan brings none home. A 1 GiB pool under a 4 MiB budget gets the
+# windows an eighth of the budget holds.
 #
 # TIERD_PIECE_WINDOWS_TIB=N makes the HDD N TiB (the SSD still 32 GiB):
 # the NAS-sized run, e.g. 128 TiB, 34 million extents (docs/testing.md):
@@ -158,4 +159,19 @@ json_check
 tierctl_ok pool destroy tank --yes
 tierd_stop TERM
 losetup -d "$hdd" "$ssd"
+
+step "a small budget: the windows keep to an eighth of it"
+# 1 GiB at full resolution under 4 MiB: its piece areas over the volume
+# (21 MB) do not fit, so windows; an eighth of 4 MiB holds 6 of 84 KiB
+# (2 CPUs), though the budget left beside the extent region would hold 16.
+truncate -s 1G $big/small.img
+small=$(losetup --find --show $big/small.img)
+tierd_start --sample-interval 1 --piece-heat --heat-kernel-memory 4M
+tierctl_ok pool create small --hdd "$small" >/dev/null
+assert_eq "heat at full resolution" 0 "$(pool_field small .heat.max_fine_zones)"
+assert_eq "piece windows" $(((4 << 20) / 8 / (256 * $(pool_field small .heat.area_kernel_bytes)))) \
+	"$(pool_field small .heat.piece_windows)"
+tierctl_ok pool destroy small --yes
+tierd_stop TERM
+losetup -d "$small"
 echo "piece-windows: ok"
