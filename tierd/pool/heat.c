@@ -73,6 +73,20 @@ uint64_t pools_heat_budget(const struct pools *ps)
 	return ram && ram < POOL_HEAT_BUDGET_MAX ? ram : POOL_HEAT_BUDGET_MAX;
 }
 
+/* Forget the pieces' heat, the windows and their regions' ids (the regions go with the next start). */
+static void pool_pieces_forget(struct pool *p)
+{
+	pieceheat_destroy(&p->pieces);
+	free(p->piece_sample);
+	p->piece_sample = NULL;
+	p->piece_region = POOL_NO_REGION;
+	p->piece_areas = 0;
+	piecewatch_destroy(&p->piece_watch);
+	free(p->piece_window_region);
+	p->piece_window_region = NULL;
+	p->piece_window_samples = 0;
+}
+
 void pool_heat_stop(struct pool *p)
 {
 	p->heat_on = 0;
@@ -91,15 +105,7 @@ void pool_heat_stop(struct pool *p)
 	p->zone_share = p->zone_heat = NULL;
 	p->nr_fine = p->zone_samples = p->zone_choices = 0;
 	p->heat_kernel_bytes = p->heat_reserved_bytes = 0;
-	pieceheat_destroy(&p->pieces);
-	free(p->piece_sample);
-	p->piece_sample = NULL;
-	p->piece_region = POOL_NO_REGION;
-	p->piece_areas = 0;
-	piecewatch_destroy(&p->piece_watch);
-	free(p->piece_window_region);
-	p->piece_window_region = NULL;
-	p->piece_window_samples = 0;
+	pool_pieces_forget(p);
 }
 
 static uint64_t pool_zone_sectors(const struct pool *p)
@@ -472,13 +478,7 @@ static void pool_pieces_start(struct pool *p, uint64_t avail)
 					  &p->piece_region);
 	}
 	if (r < 0) {
-		pieceheat_destroy(&p->pieces);
-		free(p->piece_sample);
-		p->piece_sample = NULL;
-		p->piece_region = POOL_NO_REGION;
-		piecewatch_destroy(&p->piece_watch);
-		free(p->piece_window_region);
-		p->piece_window_region = NULL;
+		pool_pieces_forget(p);
 		log_pool_warn(p->sp.meta.name, "no heat of pieces: %s", dmctl_error_text(r));
 		return;
 	}
