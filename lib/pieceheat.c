@@ -2,12 +2,24 @@
 #include "pieceheat.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "piecemap.h"
 
+/*
+ * A piece's weight beyond mean + Z sqrt(mean) + MIN is beyond chance: for
+ * a Poisson count of mean 3.5 (900 reads over 256 pieces) 13 or more has a
+ * chance of 1 in 13,000, so one extent in 50 read evenly has such a piece;
+ * for a mean of 10, 25 or more 1 in 21,000; for a mean of 0.1, 4 or more 1
+ * in 260,000. (At Z = 3, one extent in 14.)
+ */
+#define PIECEHEAT_CHANCE_Z 4.0
+#define PIECEHEAT_CHANCE_MIN 2.0
+/* Reads a piece on average, below which an extent still measured is young. */
+#define PIECEHEAT_CHANCE_MEAN_MIN 1.0
 /* As heat.c: past 40 half-lives of growth, weights are brought back to scale 1. */
 #define PIECEHEAT_SCALE_MAX 1099511627776.0
 
@@ -234,6 +246,46 @@ double pieceheat_share(const struct pieceheat *ph, uint32_t le, uint32_t idx)
 	/* Float sums round: a share is never above 1. */
 	share = e->w[idx] / (double)e->total;
 	return share < 1 ? share : 1;
+}
+
+int pieceheat_plan_shares(const struct pieceheat *ph, uint32_t le, bool growing, double *out)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+	double total, mean, chance;
+	uint32_t k;
+
+	if (!e || !(e->total > 0))
+		return 0;
+	total = e->total / ph->scale;
+	mean = total / ph->pieces_per_extent;
+	chance = mean + PIECEHEAT_CHANCE_Z * sqrt(mean) + PIECEHEAT_CHANCE_MIN;
+	for (k = 0; k < ph->pieces_per_extent; k++)
+		if (e->w[k] / ph->scale > chance)
+			break;
+	/*
+	 * A piece beyond chance: the reads are not spread evenly, and the
+	 * other pieces rank by theirs too. On zipf the pieces below the
+	 * hottest few hold a share that falls off piece by piece; taken as
+	 * even, the next best were picked at random.
+	 */
+	if (k < ph->pieces_per_extent) {
+		for (k = 0; k < ph->pieces_per_extent; k++)
+			out[k] = pieceheat_share(ph, le, k);
+		return 1;
+	}
+	/*
+	 * Fewer reads than pieces cannot show an extent even: a block read
+	 * twice in a few seconds' reads is not beyond chance. Where the reads
+	 * are still coming, the planner is told that nothing is known yet
+	 * (it takes the extent to be like those whose reads have told).
+	 */
+	if (growing && mean < PIECEHEAT_CHANCE_MEAN_MIN) {
+		memset(out, 0, ph->pieces_per_extent * sizeof(*out));
+		return 2;
+	}
+	for (k = 0; k < ph->pieces_per_extent; k++)
+		out[k] = 1.0 / ph->pieces_per_extent;
+	return 1;
 }
 
 uint32_t pieceheat_hottest(const struct pieceheat *ph, uint32_t le, uint32_t n, uint32_t *idx,

@@ -2,6 +2,7 @@
 #ifndef TIERD_PIECEHEAT_H
 #define TIERD_PIECEHEAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "heat.h"
@@ -91,6 +92,25 @@ int pieceheat_forget(struct pieceheat *ph, uint32_t le);
 int pieceheat_known(const struct pieceheat *ph, uint32_t le);
 /* Piece idx's share of le's weight, in [0, 1]; 0 when le is not known. */
 double pieceheat_share(const struct pieceheat *ph, uint32_t le, uint32_t idx);
+/*
+ * How le's weight divides among its pieces for a plan, into
+ * out[0..pieces_per_extent), telling reads spread evenly from reads
+ * that stand out. Each piece's count of small random reads spread evenly
+ * is near Poisson, so one beyond mean + 4 sqrt(mean) + 2 (mean: the
+ * extent's weight over its pieces) is beyond chance. Returns:
+ *
+ *  1  with some piece beyond chance, each piece's share of the weight
+ *     (pieceheat_share()); with none, an even share each, adding up to 1:
+ *     reads spread evenly over an extent leave its pieces even shares
+ *     however the counts fell, rather than the most to those that
+ *     happened to be read most, so that it is placed whole or not at all.
+ *  2  (PIECEPLAN_SHARES_PART) with none beyond chance, only when growing
+ *     (le's weights are still being measured) and its reads fewer than
+ *     its pieces (a mean below 1), which cannot show yet whether they are
+ *     even: every share 0, where its heat lies not known yet.
+ *  0  le is not known (out untouched).
+ */
+int pieceheat_plan_shares(const struct pieceheat *ph, uint32_t le, bool growing, double *out);
 /*
  * The n pieces of le with the most weight (fewer when fewer have any), most
  * first, equal weight by lower index: idx[] and, when share is not NULL,

@@ -55,11 +55,26 @@ struct pieceplan_extent {
 };
 
 /*
- * How extent i's heat divides among its pieces: 1 with out[0..ppe) set to
- * shares that add up to about 1, or 0 when that is not known (the extent is
- * then whole or nothing).
+ * How extent i's heat divides among its pieces, in out[0..ppe): returns
+ * PIECEPLAN_SHARES_ALL with shares that add up to about 1;
+ * PIECEPLAN_SHARES_PART with the shares known so far, adding up to less
+ * than 1, where the rest of its heat lies is not known yet; or 0 when
+ * nothing is known (the extent is then whole or nothing).  Where the
+ * extents whose shares are known hold more heat read evenly (every share
+ * the same) than not, the rest of a PART extent's heat is taken as even
+ * too, spread over its pieces without a share; else it waits: its pieces
+ * may go by their shares, the rest of it nowhere, and the extent goes
+ * whole only by staying whole on the SSD.
  */
+#define PIECEPLAN_SHARES_ALL 1
+#define PIECEPLAN_SHARES_PART 2
 typedef int pieceplan_shares_fn(void *ctx, uint32_t i, double *out);
+/*
+ * What shares[0..ppe) from such a callback (its return r) are shares of:
+ * their sum when they are all the extent's, at least 1 when only those
+ * known so far (the rest is heat not placed); 0 when there are none.
+ */
+double pieceplan_shares_total(int r, const double *shares, uint32_t ppe);
 
 struct pieceplan_input {
 	const struct pieceplan_extent *ext; /* by increasing le */
@@ -104,6 +119,13 @@ struct pieceplan {
 	double heat_total;       /* of every extent given */
 	double lambda, mu;       /* the prices found */
 	uint64_t left_out;       /* whole extents the table's entries left out (max_entries) */
+	/*
+	 * The young extents (PIECEPLAN_SHARES_PART) were taken as even, the
+	 * rest of their heat spread over their other pieces: the extents whose
+	 * shares are known hold more heat read evenly than not. Else they
+	 * waited.
+	 */
+	bool young_even;
 };
 
 /*

@@ -97,6 +97,101 @@ static void test_shares(void)
 	pieceheat_destroy(&ph);
 }
 
+/*
+ * Shares for a plan: even reads leave even shares, however the counts
+ * fell; reads that stand out leave the reads' shares; a young extent
+ * still measured with nothing beyond chance waits.
+ */
+static void test_plan_shares(void)
+{
+	enum { N = 256 };
+	struct statsparse_area a[N];
+	double out[N], sum = 0;
+	struct pieceheat ph;
+	uint32_t x = 12345, uneven = 0;
+
+	CHECK_OK(pieceheat_init(&ph, N, 64));
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, SEC));
+	CHECK_INT(pieceheat_plan_shares(&ph, 1, true, out), 0);
+	/* 40 extents, 900 random reads each over their 256 pieces. */
+	for (uint32_t le = 0; le < 40; le++) {
+		memset(a, 0, sizeof(a));
+		for (int i = 0; i < 900; i++) {
+			x = x * 1664525 + 1013904223;
+			reads(a, x >> 24, 1);
+		}
+		CHECK_OK(pieceheat_apply(&ph, &params, le, a));
+		CHECK_INT(pieceheat_plan_shares(&ph, le, true, out), 1);
+		sum = 0;
+		for (uint32_t k = 0; k < N; k++)
+			sum += out[k];
+		CHECK_NEAR(sum, 1, 1e-9);
+		uneven += out[0] != 1.0 / N || out[100] != 1.0 / N;
+	}
+	/* About one extent in 50 has a piece beyond chance: never one in each. */
+	CHECK(uneven <= 3);
+	/* Two hot blocks among 300 reads spread over the rest: the reads' shares. */
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 300; i++) {
+		x = x * 1664525 + 1013904223;
+		reads(a, x >> 24, 1);
+	}
+	reads(a, 10, 400);
+	reads(a, 200, 300);
+	CHECK_OK(pieceheat_apply(&ph, &params, 50, a));
+	CHECK_INT(pieceheat_plan_shares(&ph, 50, true, out), 1);
+	sum = 0;
+	for (uint32_t k = 0; k < N; k++) {
+		CHECK_NEAR(out[k], pieceheat_share(&ph, 50, k), 1e-12);
+		sum += out[k];
+	}
+	CHECK_NEAR(sum, 1, 1e-9);
+	CHECK(out[10] > 0.4 && out[10] < 0.41);
+	/*
+	 * Young heat, fewer reads than pieces. A block read 6 times in 6
+	 * reads is beyond chance: the reads' shares, measured or not.
+	 */
+	memset(a, 0, sizeof(a));
+	reads(a, 7, 6);
+	CHECK_OK(pieceheat_apply(&ph, &params, 60, a));
+	CHECK_INT(pieceheat_plan_shares(&ph, 60, true, out), 1);
+	CHECK_NEAR(out[7], 1, 1e-9);
+	CHECK(out[8] == 0);
+	CHECK_INT(pieceheat_plan_shares(&ph, 60, false, out), 1);
+	CHECK_NEAR(out[7], 1, 1e-9);
+	/*
+	 * Two reads of a block and one of another: nothing beyond chance.
+	 * Still measured, it waits; measured no more, it is even.
+	 */
+	memset(a, 0, sizeof(a));
+	reads(a, 7, 2);
+	reads(a, 9, 1);
+	CHECK_OK(pieceheat_apply(&ph, &params, 62, a));
+	CHECK_INT(pieceheat_plan_shares(&ph, 62, true, out), 2);
+	for (uint32_t k = 0; k < N; k++)
+		CHECK(out[k] == 0);
+	CHECK_INT(pieceheat_plan_shares(&ph, 62, false, out), 1);
+	CHECK_NEAR(out[7], 1.0 / N, 1e-12);
+	CHECK_NEAR(out[100], 1.0 / N, 1e-12);
+	/* 100 reads spread evenly: waits, then even once the reads outnumber the pieces. */
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 100; i++) {
+		x = x * 1664525 + 1013904223;
+		reads(a, x >> 24, 1);
+	}
+	CHECK_OK(pieceheat_apply(&ph, &params, 63, a));
+	CHECK_INT(pieceheat_plan_shares(&ph, 63, true, out), 2);
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 300; i++) {
+		x = x * 1664525 + 1013904223;
+		reads(a, x >> 24, 1);
+	}
+	CHECK_OK(pieceheat_apply(&ph, &params, 63, a));
+	CHECK_INT(pieceheat_plan_shares(&ph, 63, true, out), 1);
+	CHECK_NEAR(out[33], 1.0 / N, 1e-12);
+	pieceheat_destroy(&ph);
+}
+
 /* Older weight decays with the half-life: what came a half-life ago counts half. */
 static void test_decay(void)
 {
@@ -206,6 +301,7 @@ int main(void)
 	heat_params_default(&params);
 	test_init();
 	test_shares();
+	test_plan_shares();
 	test_decay();
 	test_room();
 	test_add();

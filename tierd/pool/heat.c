@@ -930,13 +930,30 @@ uint32_t pool_pieces_per_extent(const struct pool *p)
 	return p->pieces.v ? p->pieces.pieces_per_extent : 0;
 }
 
-int pool_piece_shares(const struct pool *p, uint32_t le, double *out)
+_Static_assert(PIECEPLAN_SHARES_ALL == 1 && PIECEPLAN_SHARES_PART == 2,
+	       "pieceheat_plan_shares() returns the planner's kinds of shares");
+
+/* Whether le's pieces are measured now: every extent's, or those in a window. */
+static bool pool_pieces_measured(const struct pool *p, uint32_t le)
 {
-	if (!p->pieces.v || !pieceheat_known(&p->pieces, le))
+	const struct piecewatch *w = &p->piece_watch;
+
+	if (!p->heat_on)
+		return false;
+	if (!w->nr_windows)
+		return true;
+	for (uint32_t i = 0; i < w->nr_windows; i++)
+		if (w->le[i] == le)
+			return true;
+	return false;
+}
+
+int pool_piece_shares(const struct pool *p, uint32_t le, bool wait_young, double *out)
+{
+	if (!p->pieces.v)
 		return 0;
-	for (uint32_t k = 0; k < p->pieces.pieces_per_extent; k++)
-		out[k] = pieceheat_share(&p->pieces, le, k);
-	return 1;
+	return pieceheat_plan_shares(&p->pieces, le,
+					      wait_young && pool_pieces_measured(p, le), out);
 }
 
 bool pool_has_heat(const struct pool *p, double min_heat)
@@ -1289,8 +1306,20 @@ static int pool_piece_input_shares(void *ctx, uint32_t i, double *out)
 	const struct pool_piece_input *pi = ctx;
 	const struct pieceplan_extent *e = &pi->ext[i];
 
-	if (pool_piece_shares(pi->p, e->le, out) == 1)
-		return 1;
+	int r = pool_piece_shares(pi->p, e->le, true, out);
+
+	/*
+	 * A young extent's pieces out hold a piece's share each while the
+	 * rest of it waits: out for a reason once, they keep the hysteresis'
+	 * bonus rather than go home first.
+	 */
+	if (r == PIECEPLAN_SHARES_PART) {
+		for (uint32_t j = 0; j < e->nr_out; j++)
+			out[e->out[j]] = 1.0 / pi->pieces_per_extent;
+		return r;
+	}
+	if (r > 0)
+		return r;
 	if (!e->nr_out)
 		return 0;
 	memset(out, 0, pi->pieces_per_extent * sizeof(*out));

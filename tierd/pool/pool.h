@@ -256,10 +256,14 @@ struct pool_hot_extent {
 /*
  * Pieces watched (the piece-heat setting): pieces per extent, 0 when not.
  * pool_piece_shares fills out[0..that) with how extent le's heat divides
- * among its pieces and returns 1, or returns 0 where it is not known.
+ * among its pieces for a plan (even when none is read beyond chance:
+ * pieceheat_plan_shares) and returns PIECEPLAN_SHARES_ALL, or 0 where it
+ * is not known. With wait_young, an extent whose pieces are measured now
+ * and have had fewer reads than pieces, none beyond chance, gets
+ * PIECEPLAN_SHARES_PART with every share 0: it waits for the reads.
  */
 uint32_t pool_pieces_per_extent(const struct pool *p);
-int pool_piece_shares(const struct pool *p, uint32_t le, double *out);
+int pool_piece_shares(const struct pool *p, uint32_t le, bool wait_young, double *out);
 
 /*
  * Whether any extent has heat of at least min_heat (and above 0): the

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "advisor.h"
+#include "pieceplan.h"
 #include "tiering-internal.h"
 
 /* Points of the curve drawn when no sizes are asked for, 0 and the top included. */
@@ -84,7 +85,7 @@ static int advice_piece_shares(void *ctx, uint32_t i, double *out)
 {
 	const struct advice_pieces *ap = ctx;
 
-	return pool_piece_shares(ap->p, ap->list->list[i].le, out);
+	return pool_piece_shares(ap->p, ap->list->list[i].le, false, out) == PIECEPLAN_SHARES_ALL;
 }
 
 int tiering_report_advice(struct tierings *ts, struct pool *p, uint32_t window_s,

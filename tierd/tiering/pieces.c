@@ -36,16 +36,16 @@ static double tiering_pieces_share_now(const struct pieceplan_input *in, double 
 		return 0;
 	for (uint32_t i = 0; i < in->nr; i++) {
 		const struct pieceplan_extent *e = &in->ext[i];
-		double sum = 0, out = 0;
+		double sum, out = 0;
 
 		if (e->whole_ssd) {
 			on_ssd += e->heat;
 			continue;
 		}
-		if (!e->nr_out || in->shares(in->ctx, i, shares) != 1)
+		if (!e->nr_out)
 			continue;
-		for (uint32_t k = 0; k < in->pieces_per_extent; k++)
-			sum += shares[k];
+		sum = pieceplan_shares_total(in->shares(in->ctx, i, shares), shares,
+					     in->pieces_per_extent);
 		for (uint32_t j = 0; j < e->nr_out; j++)
 			out += shares[e->out[j]];
 		if (sum > 0)
