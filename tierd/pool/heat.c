@@ -1283,9 +1283,14 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 		holes += ppe - pm->containers[c].nr_used;
 	room = (uint64_t)l->ssd_capacity * ppe;
 	room -= (uint64_t)((double)room * headroom);
+	/* Whole extents alone: the headroom in extents, as the whole planner keeps it. */
+	if (!pm->nr_containers)
+		out->room_whole = (l->ssd_capacity - (uint64_t)(headroom * l->ssd_capacity)) * ppe;
 	/* A container's worth for the one being filled; the holes of the others are not room. */
 	room = room > holes + ppe ? room - holes - ppe : 0;
 	out->room = room;
+	if (out->room_whole < room)
+		out->room_whole = room;
 	out->max_pieces = UINT64_MAX;
 	if (max_targets) {
 		targets = pool_table_targets(p);

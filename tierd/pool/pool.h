@@ -317,7 +317,8 @@ void pool_planner_list_destroy(struct pool_planner_list *l);
  * planner list (pool_planner_list): each extent's heat, its pin, whether
  * it is whole on the SSD or which of its pieces are out; the SSD tier's
  * room in slots (the holes of containers not counted, one container's
- * worth kept for their fill, the headroom left free) and the entries the
+ * worth kept for their fill, the headroom left free; room_whole without
+ * that worth while no container is in use) and the entries the
  * table can afford: the pieces out now and half its targets left, for
  * pieces out and whole extents brought in alike (pieceplan max_entries).
  * Extents on the HDD colder than min_heat count as cold; an extent moved
@@ -332,6 +333,12 @@ struct pool_piece_input {
 	uint16_t *out; /* the pieces out, each extent's from its ext.out */
 	uint32_t pieces_per_extent;
 	uint64_t room, max_pieces;
+	/*
+	 * The room for a plan of whole extents alone while no piece is out:
+	 * without the container's worth kept for the one being filled, as the
+	 * whole planner's room (room when pieces are out).
+	 */
+	uint64_t room_whole;
 };
 /*
  * -ENOENT when pieces are not watched (the piece-heat setting) or the

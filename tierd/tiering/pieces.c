@@ -127,6 +127,31 @@ int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64
 	/* The policy's hysteresis is how many times hotter; the ranking's, the bonus over 1. */
 	in.hysteresis = pol->hysteresis > 1 ? pol->hysteresis - 1 : 0;
 	r = pieceplan_select(&in, &pp);
+	/*
+	 * With no piece out, whole extents alone need no container's worth
+	 * kept back: that plan is taken when it places more heat. Reads
+	 * spread evenly then take the whole SSD, as without piece heat, not
+	 * a container filled in part (bench-compare's profiles sent 17 whole
+	 * extents and 231 pieces where the whole planner sent 19 whole). Not
+	 * on a tie, nor one its rounding makes: with room to spare both place
+	 * all the heat, and the pieces of extents with hot blocks must not go
+	 * whole, to be kept there by min_residency.
+	 */
+	if (r == 0 && pi.room_whole > pi.room) {
+		struct pieceplan_input whole_in = in;
+		struct pieceplan whole = { 0 };
+
+		whole_in.room = pi.room_whole;
+		whole_in.max_pieces = 0;
+		r = pieceplan_select(&whole_in, &whole);
+		if (r == 0 && whole.heat_placed > pp.heat_placed * (1 + 1e-9)) {
+			pieceplan_destroy(&pp);
+			pp = whole;
+			in = whole_in;
+		} else {
+			pieceplan_destroy(&whole);
+		}
+	}
 	if (r == 0)
 		r = pieceplan_moves(&in, &pp, &moves);
 	if (r < 0)

@@ -6,8 +6,9 @@
 # a few 4 KiB blocks send those pieces out. The dry run lists the moves
 # a run then makes; a second plan moves nothing (what is in place stays),
 # nor one after a restart, which keeps the split extents' weights; a pin to the
-# HDD brings an extent's pieces home in the next run. The
-# volume's data is compared after every run and a restart.
+# HDD brings an extent's pieces home in the next run. A pool read evenly
+# gets all its room in whole extents. The volume's data is compared after
+# every run and a restart.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 64M)
@@ -136,6 +137,37 @@ wait_until 20 "the pool active" test -e $vol
 assert_eq "piece 7 of extent 12 out after a restart" ssd "$(pool_tier_at tank $((12 * E + 7 * P)))"
 vm_drop_caches
 assert_eq "the volume's data after a restart" "$want" "$(vm_digest $vol)"
+
+step "a pool read evenly, no piece out: its extents whole take all the room"
+# A plan with pieces keeps a container's worth of room back for the
+# container being filled: here 4 extents whole and 103 pieces of a fifth,
+# read as evenly as the others, in a container of their own. With no
+# container in use, whole extents alone have the room the planner without
+# piece heat has (six extents: it keeps its headroom of 10% in whole
+# extents, none of six), which holds more heat. Extents 0-7 are read at random, each 4 KiB block twice over
+# (fio's random map), so that their pieces are even.
+hdd2=$(vm_loop_create 64M)
+ssd2=$(vm_loop_create 34M)
+tierctl_ok pool create even --hdd "$hdd2" >/dev/null
+tierctl_ok tier attach even --ssd "$ssd2" --no-grow >/dev/null
+vol2=/dev/mapper/even
+vm_random_file /tmp/data2 "$(blockdev --getsize64 $vol2)"
+dd if=/tmp/data2 of=$vol2 bs=1M oflag=direct status=none
+want2=$(vm_digest /tmp/data2)
+fio --name=r --filename=$vol2 --direct=1 --rw=randread --bs=4k --size=$((8 * E)) \
+	--loops=2 --randrepeat=0 --output=/dev/null
+# The heat samples each second: the reads of fio's last second come in
+# the next, and until then its extents' first reads say little.
+even_planned() { "$TIERCTL" tier now even --dry-run --json | jq -r '.plan | "\(.planned_extents) \(.pieces_out) \(.pieces_home)"'; }
+even_full() { [ "$(even_planned)" = "6 0 0" ]; }
+for ((i = 0; i < 15; i++)); do even_full && break; sleep 1; done
+"$TIERCTL" tier now even --dry-run
+assert_eq "extents whole, pieces out, home" "6 0 0" "$(even_planned)"
+tierctl_ok tier now even --wait >/dev/null
+assert_eq "SSD extents in use" 6 \
+	"$(pool_field even '.tiers[] | select(.class == "ssd") | .used_extents')"
+vm_drop_caches
+assert_eq "the even pool's data after the run" "$want2" "$(vm_digest $vol2)"
 json_check
 tierd_stop TERM
 echo "pieces-runs: ok"
