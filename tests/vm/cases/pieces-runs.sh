@@ -24,8 +24,9 @@ E=$(pool_field tank .extent_size_bytes)
 ssd_pe=$(pool_field tank '.tiers[] | select(.class == "ssd") | .total_extents')
 echo "extents of $E bytes; $ssd_pe on the SSD"
 # Room for six extents beside the swap reserve of two: the ranking's room
-# is five (one container's worth is kept for the fill of containers), less
-# than the six hot extents whole.
+# is 1,127 slots of a piece (the headroom and one container's worth, kept
+# for the fill of containers, taken off), less than the six hot extents
+# whole.
 assert_eq "SSD extents" 8 "$ssd_pe"
 # Written before pieces are watched: the volume's every piece would
 # otherwise weigh a write (their weights are not kept over a restart).
