@@ -756,6 +756,43 @@ int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out)
 	return r;
 }
 
+int pieceplan_select_rooms(struct pieceplan_input *in, uint64_t room_whole, struct pieceplan *out)
+{
+	uint64_t ppe, room = in ? in->room : 0;
+	struct pieceplan_input big;
+	struct pieceplan alt;
+	int r;
+
+	r = pieceplan_select(in, out);
+	if (r < 0 || room_whole <= room || !(out->heat_placed < out->heat_total * (1 - 1e-9)))
+		return r;
+	ppe = in->pieces_per_extent;
+	big = *in;
+	big.room = room_whole;
+	/*
+	 * Pieces first: whole extents alone win whenever an extent with a few
+	 * hot blocks and an even rest is worth its slots whole, and would
+	 * take it whole (to be kept there by the policy's residency) where it
+	 * should go as pieces. Its pieces rounded up to whole containers must
+	 * fit beside its whole extents: that is the room it takes.
+	 */
+	if (pieceplan_select(&big, &alt) == 0 &&
+	    alt.whole * ppe + (alt.nr_pieces + ppe - 1) / ppe * ppe <= room_whole &&
+	    alt.heat_placed > out->heat_placed * (1 + 1e-9))
+		goto take;
+	pieceplan_destroy(&alt);
+	big.max_pieces = 0;
+	if (pieceplan_select(&big, &alt) == 0 && alt.heat_placed > out->heat_placed * (1 + 1e-9))
+		goto take;
+	pieceplan_destroy(&alt);
+	return 0;
+take:
+	pieceplan_destroy(out);
+	*out = alt;
+	*in = big;
+	return 0;
+}
+
 void pieceplan_destroy(struct pieceplan *pp)
 {
 	if (!pp)

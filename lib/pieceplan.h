@@ -138,6 +138,20 @@ struct pieceplan {
  * On error *out is empty.
  */
 int pieceplan_select(const struct pieceplan_input *in, struct pieceplan *out);
+/*
+ * pieceplan_select() where the room may be had two ways: in->room, which
+ * keeps a container's worth back for the container being filled, or
+ * room_whole (0: none), what the whole-extent planner would use, when no
+ * container is in use yet. A plan in in->room comes first; when it leaves
+ * heat out and room_whole is more, a plan with pieces in room_whole is
+ * taken if its pieces rounded up to containers fit beside its whole
+ * extents, else whole extents alone in room_whole, either only when it
+ * places more heat (not on a tie: then the pieces need no container they
+ * cannot have). in->room and in->max_pieces become the chosen plan's,
+ * for pieceplan_moves(). Errors as pieceplan_select()'s; an alternative
+ * that cannot be made (-ENOMEM) leaves the first plan.
+ */
+int pieceplan_select_rooms(struct pieceplan_input *in, uint64_t room_whole, struct pieceplan *out);
 /* Accepts NULL and a zeroed or already destroyed plan. */
 void pieceplan_destroy(struct pieceplan *pp);
 

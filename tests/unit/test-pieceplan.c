@@ -750,6 +750,67 @@ static void test_room_to_spare_goes_whole(void)
 	pieceplan_destroy(&pp);
 }
 
+/*
+ * The two rooms of pieceplan_select_rooms(): five extents read evenly, one
+ * with a hot piece and an even rest, one more even and a little colder.
+ * The room with a container kept back holds five extents' worth; the whole
+ * planner's, six. Whole extents alone would take the extent with the hot
+ * piece whole (it is worth its slots as much as the even ones: 60 in all);
+ * the plan with pieces in the larger room sends its hot piece and fills
+ * the rest of its container with the colder extent's pieces, a container
+ * beside five whole extents, and places more.
+ */
+static void test_rooms(void)
+{
+	struct pieceplan_extent ext[7];
+	struct shares_table t = { 0 };
+	struct pieceplan_input in;
+	struct pieceplan pp;
+	uint32_t hot_le = 50;
+
+	extents(ext, 7, 10);
+	ext[6].heat = 9;
+	for (uint32_t i = 0; i < 7; i++)
+		even(&t, i);
+	one_hot_piece(&t, 5, 0.6);
+	in = input(ext, 7, &t, 5 * PPE, UINT64_MAX);
+	in.hysteresis = 0.5;
+	CHECK_OK(pieceplan_select_rooms(&in, 6 * PPE, &pp));
+	CHECK_UINT(in.room, 6 * PPE);
+	CHECK_UINT(pp.whole, 5);
+	CHECK_UINT(pp.nr_pieces, PPE);
+	for (size_t i = 0; i < pp.nr_choices; i++) {
+		if (pp.choices[i].le == hot_le)
+			CHECK_UINT(pp.choices[i].nr_pieces, 1);
+		if (pp.choices[i].le == 60)
+			CHECK_UINT(pp.choices[i].nr_pieces, PPE - 1);
+	}
+	CHECK(pp.whole * PPE + PPE <= in.room);
+	CHECK(pp.heat_placed > 60 + 1);
+	pieceplan_destroy(&pp);
+
+	/* No room beyond the first, or none of the heat left out: the first plan. */
+	in = input(ext, 7, &t, 5 * PPE, UINT64_MAX);
+	CHECK_OK(pieceplan_select_rooms(&in, 5 * PPE, &pp));
+	CHECK_UINT(in.room, 5 * PPE);
+	CHECK(pp.whole <= 4);
+	pieceplan_destroy(&pp);
+	in = input(ext, 7, &t, 7 * PPE, UINT64_MAX);
+	CHECK_OK(pieceplan_select_rooms(&in, 9 * PPE, &pp));
+	CHECK_UINT(in.room, 7 * PPE);
+	pieceplan_destroy(&pp);
+
+	/* Only even extents: whole extents alone fill the larger room. */
+	even(&t, 5);
+	in = input(ext, 7, &t, 5 * PPE, UINT64_MAX);
+	CHECK_OK(pieceplan_select_rooms(&in, 6 * PPE, &pp));
+	CHECK_UINT(in.room, 6 * PPE);
+	CHECK_UINT(pp.whole, 6);
+	CHECK_UINT(pp.nr_pieces, 0);
+	pieceplan_destroy(&pp);
+	CHECK_INT(pieceplan_select_rooms(NULL, 6 * PPE, &pp), -EINVAL);
+}
+
 /* A plan and its moves from where ext is now. */
 static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
 {
@@ -1141,6 +1202,7 @@ int main(void)
 	test_hysteresis_whole();
 	test_hysteresis_pieces();
 	test_room_to_spare();
+	test_rooms();
 	test_moves_order();
 	test_moves_hottest_first();
 	test_moves_keep_cold();

@@ -99,54 +99,6 @@ static int tiering_pieces_split(const struct pieceplan_moves *m, uint64_t es, ui
 	return 0;
 }
 
-/*
- * The placement for in, into pp; in takes the room of the plan chosen.
- * A plan with pieces keeps a container's worth of room back for the
- * container being filled, even when its pieces are only a fill of what
- * whole extents leave: bench-compare's profiles sent 17 whole extents and
- * 231 pieces, or 18 whole, where the whole planner sent 19. With no
- * container in use (pi->room_whole), the whole planner's room may do
- * better: first a plan with pieces in it whose pieces, rounded up to
- * containers, fit beside its whole extents; else whole extents alone,
- * when they place more heat. Neither is tried when the first plan places
- * all the heat (room to spare), nor taken on a tie or one its rounding
- * makes: extents with hot blocks must go as pieces, not whole to be kept
- * there by min_residency. An alternative that cannot be made leaves the
- * first plan.
- */
-static int tiering_pieces_select(const struct pool_piece_input *pi, struct pieceplan_input *in,
-				 struct pieceplan *pp)
-{
-	uint64_t ppe = pi->pieces_per_extent;
-	struct pieceplan_input big;
-	struct pieceplan alt;
-	int r;
-
-	r = pieceplan_select(in, pp);
-	if (r < 0 || pi->room_whole <= pi->room || !(pp->heat_placed < pp->heat_total * (1 - 1e-9)))
-		return r;
-	big = *in;
-	big.room = pi->room_whole;
-	if (pieceplan_select(&big, &alt) == 0 &&
-	    alt.whole * ppe + (alt.nr_pieces + ppe - 1) / ppe * ppe <= pi->room_whole &&
-	    alt.heat_placed > pp->heat_placed * (1 + 1e-9)) {
-		pieceplan_destroy(pp);
-		*pp = alt;
-		*in = big;
-		return 0;
-	}
-	pieceplan_destroy(&alt);
-	big.max_pieces = 0;
-	if (pieceplan_select(&big, &alt) == 0 && alt.heat_placed > pp->heat_placed * (1 + 1e-9)) {
-		pieceplan_destroy(pp);
-		*pp = alt;
-		*in = big;
-		return 0;
-	}
-	pieceplan_destroy(&alt);
-	return 0;
-}
-
 int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64_t max_bytes,
 		       struct plan *plan, struct tiering_piece_plan *out)
 {
@@ -174,7 +126,14 @@ int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64
 	pool_piece_input_use(&pi, &in);
 	/* The policy's hysteresis is how many times hotter; the ranking's, the bonus over 1. */
 	in.hysteresis = pol->hysteresis > 1 ? pol->hysteresis - 1 : 0;
-	r = tiering_pieces_select(&pi, &in, &pp);
+	/*
+	 * A plan with pieces keeps a container's worth of room back, even when
+	 * its pieces are only a fill of what whole extents leave: bench-compare's
+	 * profiles sent 17 whole extents and 231 pieces, or 18 whole, where the
+	 * whole planner sent 19. While no container is in use, its room is
+	 * tried too.
+	 */
+	r = pieceplan_select_rooms(&in, pi.room_whole, &pp);
 	if (r == 0)
 		r = pieceplan_moves(&in, &pp, &moves);
 	if (r < 0)
