@@ -229,6 +229,36 @@ int pieceheat_forget(struct pieceheat *ph, uint32_t le)
 	return 0;
 }
 
+int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_extents)
+{
+	struct pieceheat_extent *v;
+
+	if (!ph || !ph->v || !max_extents)
+		return -EINVAL;
+	if (max_extents > ph->max_extents) {
+		v = realloc(ph->v, (size_t)max_extents * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ph->v = v;
+	}
+	while (ph->nr && ph->v[ph->nr - 1].le >= nr_extents) {
+		pieceheat_remove_at(ph, ph->nr - 1);
+		ph->changes++;
+	}
+	while (ph->nr > max_extents) {
+		pieceheat_remove_at(ph, pieceheat_coldest(ph));
+		ph->changes++;
+	}
+	if (max_extents < ph->max_extents) {
+		/* Smaller: a failure keeps the larger array, which is as good. */
+		v = realloc(ph->v, (size_t)max_extents * sizeof(*v));
+		if (v)
+			ph->v = v;
+	}
+	ph->max_extents = max_extents;
+	return 0;
+}
+
 int pieceheat_known(const struct pieceheat *ph, uint32_t le)
 {
 	const struct pieceheat_extent *e = pieceheat_find(ph, le);

@@ -296,6 +296,47 @@ static void test_add(void)
 	pieceheat_destroy(&ph);
 }
 
+/* Over a heat restart: what is past a smaller volume goes, then the least weight. */
+static void test_resize(void)
+{
+	struct statsparse_area a[PPE] = { 0 };
+	struct pieceheat ph;
+	uint64_t changes;
+
+	CHECK_OK(pieceheat_init(&ph, PPE, 3));
+	CHECK_OK(pieceheat_sample_begin(&ph, &params, SEC));
+	for (uint32_t le = 10; le <= 30; le += 10) {
+		memset(a, 0, sizeof(a));
+		reads(a, le / 10, le * 2);
+		CHECK_OK(pieceheat_apply(&ph, &params, le, a)); /* 20, 40 and 60 reads */
+	}
+	CHECK_UINT(ph.nr, 3);
+	/* Growing keeps everything, and room for more. */
+	CHECK_OK(pieceheat_resize(&ph, 5, 100));
+	CHECK_UINT(ph.nr, 3);
+	CHECK_UINT(ph.max_extents, 5);
+	memset(a, 0, sizeof(a));
+	reads(a, 5, 50);
+	CHECK_OK(pieceheat_apply(&ph, &params, 50, a));
+	CHECK_UINT(ph.nr, 4);
+	CHECK_NEAR(pieceheat_share(&ph, 30, 3), 1, 1e-6);
+	CHECK_NEAR(pieceheat_weight(&ph, 30, 3), 60, 1e-3);
+	/* A volume of 40 extents and room for 2: 50 goes, then the least weight, 10. */
+	changes = ph.changes;
+	CHECK_OK(pieceheat_resize(&ph, 2, 40));
+	CHECK_UINT(ph.nr, 2);
+	CHECK_UINT(ph.v[0].le, 20);
+	CHECK_UINT(ph.v[1].le, 30);
+	CHECK_INT(pieceheat_known(&ph, 10), 0);
+	CHECK_INT(pieceheat_known(&ph, 50), 0);
+	CHECK(ph.changes == changes + 2);
+	CHECK_NEAR(pieceheat_weight(&ph, 20, 2), 40, 1e-3);
+	CHECK_INT(pieceheat_resize(&ph, 0, 40), -EINVAL);
+	CHECK_INT(pieceheat_resize(NULL, 2, 40), -EINVAL);
+	pieceheat_destroy(&ph);
+	CHECK_INT(pieceheat_resize(&ph, 2, 40), -EINVAL);
+}
+
 int main(void)
 {
 	heat_params_default(&params);
@@ -305,5 +346,6 @@ int main(void)
 	test_decay();
 	test_room();
 	test_add();
+	test_resize();
 	return 0;
 }

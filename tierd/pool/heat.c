@@ -428,11 +428,12 @@ out:
  * the hottest extents, within what pool_heat_start() kept of avail for
  * them. Without room it is only logged: extent heat is what tiering needs.
  */
-static void pool_pieces_start(struct pool *p, uint64_t avail)
+static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *learnt)
 {
 	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes, left, watched;
-	uint32_t nr = p->sp.map.nr_logical, ppe = pool_pieces_per_extent_of(p), windows = 0;
+	uint32_t nr = p->sp.map.nr_logical, ppe = pool_pieces_per_extent_of(p), windows = 0, max;
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
+	bool kept = false;
 	int r;
 
 	if (!p->ps->piece_heat || !nr)
@@ -461,9 +462,18 @@ static void pool_pieces_start(struct pool *p, uint64_t avail)
 	watched = POOL_PIECE_WATCHED_BYTES / ((uint64_t)ppe * sizeof(float));
 	if (watched < POOL_PIECE_WINDOWS)
 		watched = POOL_PIECE_WINDOWS;
-	r = p->piece_sample ? pieceheat_init(&p->pieces, ppe,
-					     windows && nr > watched ? (uint32_t)watched : nr)
-			    : -ENOMEM;
+	max = windows && nr > watched ? (uint32_t)watched : nr;
+	if (!p->piece_sample) {
+		r = -ENOMEM;
+	} else if (learnt->v && learnt->pieces_per_extent == ppe &&
+		   pieceheat_resize(learnt, max, nr) == 0) {
+		p->pieces = *learnt;
+		memset(learnt, 0, sizeof(*learnt));
+		kept = true;
+		r = 0;
+	} else {
+		r = pieceheat_init(&p->pieces, ppe, max);
+	}
 	if (r == 0 && windows) {
 		r = piecewatch_init(&p->piece_watch, windows, POOL_PIECE_WINDOW_DWELL,
 				    POOL_PIECE_RECENT);
@@ -482,7 +492,16 @@ static void pool_pieces_start(struct pool *p, uint64_t avail)
 		log_pool_warn(p->sp.meta.name, "no heat of pieces: %s", dmctl_error_text(r));
 		return;
 	}
-	pool_piece_heat_load(p);
+	/*
+	 * Kept over a heat restart (a resize, a failed sample), what the
+	 * windows learnt stays: the state has only the split extents', and
+	 * the windows take hours to go round a NAS-sized pool again.
+	 */
+	if (kept)
+		log_pool_debug(p->sp.meta.name, "heat of pieces: the weights of %u extents kept",
+			       p->pieces.nr);
+	else
+		pool_piece_heat_load(p);
 	p->heat_reserved_bytes += bytes;
 	if (!windows) {
 		p->piece_areas = nr * ppe;
@@ -513,8 +532,10 @@ void pool_heat_start(struct pool *p)
 	char need[SIZE_FORMAT_MAX], limit[SIZE_FORMAT_MAX], others[SIZE_FORMAT_MAX],
 	     left[SIZE_FORMAT_MAX];
 	struct statsparse_area *grown;
+	struct pieceheat learnt = p->pieces; /* for pool_pieces_start() */
 	int r;
 
+	memset(&p->pieces, 0, sizeof(p->pieces));
 	pool_heat_stop(p);
 	p->heat_off[0] = '\0';
 	for (struct pool *o = p->ps->list; o; o = o->next)
@@ -542,7 +563,7 @@ void pool_heat_start(struct pool *p)
 			   size_format(p->heat_limit_bytes, limit, sizeof(limit)),
 			   size_format(used_by_others, others, sizeof(others)));
 		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
-		return;
+		goto out;
 	}
 	r = heat_table_resize(&p->heat, nr);
 	if (r == 0 && !p->sample) {
@@ -559,7 +580,7 @@ void pool_heat_start(struct pool *p)
 		errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: no dm-stats region: %s",
 			   dmctl_error_text(r));
 		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
-		return;
+		goto out;
 	}
 	pool_guard_start(p);
 	pool_heat_count_bytes(p);
@@ -570,15 +591,17 @@ void pool_heat_start(struct pool *p)
 			pool_heat_stop(p);
 			errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: %s", strerror(-r));
 			log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
-			return;
+			goto out;
 		}
 		log_pool_info(p->sp.meta.name, "heat in zones of %u extents: %u zones, up to %u"
 			      " of them at extent resolution, %s of kernel memory at most",
 			      p->zones.zone_extents, p->zones.nr_zones, p->zones.max_fine,
 			      size_format(p->heat_reserved_bytes, need, sizeof(need)));
 	}
-	pool_pieces_start(p, avail);
+	pool_pieces_start(p, avail, &learnt);
 	p->heat_on = 1;
+out:
+	pieceheat_destroy(&learnt);
 }
 
 /* Store this minute's I/O per tier (added to what the minute already has). */

@@ -6,7 +6,8 @@
 # that go round the hottest extents. Three extents far apart whose reads
 # sit on two 4 KiB blocks each, and one read at random all over: the
 # windows find all four, tierctl heat says how few pieces hold each one's
-# reads, the regions in the kernel are what pool show reports, and a run
+# reads, the regions in the kernel are what pool show reports, what the
+# windows learnt outlives heat starting again, and a run
 # sends the hot pieces out and the evenly read extent whole, data intact;
 # after a restart the pieces are still out, the data the same, and the
 # next plan brings none home. A 1 GiB pool under a 4 MiB budget gets the
@@ -122,6 +123,25 @@ awk -v s=$((E / 512)) '$3 == 32 { split($2, a, "+"); if (a[1] % s) exit 1 }' <<<
 assert_eq "their areas in pool show" $((busy * 256)) "$(pool_field tank .heat.piece_areas)"
 [ "$(pool_field tank .heat.kernel_bytes)" -le "$(pool_field tank .heat.kernel_limit_bytes)" ] ||
 	fail "the regions are over the budget"
+
+step "heat starts again (its regions deleted): what the windows learnt stays"
+# As 'dmstats delete --allregions' would: the next sample fails and heat
+# starts again with new regions, the windows chosen afresh. The readers
+# are stopped, so the shares tierctl heat shows are those kept (the state
+# has only the split extents', and there are none yet).
+warnings=$(grep -c "warning" /tmp/tierd.log || true)
+# (A window moved meanwhile may have taken its region already.)
+for id in $(dmsetup message tank 0 "@stats_list tierd" | cut -d: -f1); do
+	dmsetup message tank 0 "@stats_delete $id" || true
+done
+restarted() {
+	[ "$(grep -c "warning" /tmp/tierd.log || true)" -gt "$warnings" ] &&
+		[ -n "$(dmsetup message tank 0 "@stats_list tierd")" ]
+}
+wait_until 30 "a failed sample, and new regions" restarted
+grep "warning" /tmp/tierd.log | tail -1
+seen || fail "what the windows learnt was lost when heat started again (held 90%:" \
+	"$(for le in "${hot[@]}" $even; do held "$le"; done | paste -sd ' '))"
 
 step "a run: the hot pieces out, the evenly read extent whole"
 "$TIERCTL" tier now tank --dry-run | tail -20
