@@ -61,8 +61,8 @@ struct pieceplan_extent {
  * than 1, where the rest of its heat lies is not known yet; or 0 when
  * nothing is known (the extent is then whole or nothing).  Where the
  * extents whose shares are known hold more heat read evenly (every share
- * the same) than not, the rest of a PART extent's heat is taken as even
- * too, spread over its pieces without a share; else it waits: its pieces
+ * the same) than not, or none is uneven, the rest of a PART extent's heat
+ * is taken as even too, spread over its pieces without a share; else it waits: its pieces
  * may go by their shares, the rest of it nowhere, and the extent goes
  * whole only by staying whole on the SSD.
  */

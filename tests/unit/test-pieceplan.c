@@ -811,6 +811,51 @@ static void test_rooms(void)
 	CHECK_INT(pieceplan_select_rooms(NULL, 6 * PPE, &pp), -EINVAL);
 }
 
+/*
+ * A new pool with a few hundred random reads on a few extents (the tiering
+ * VM case's hot set: 200 reads on each of 4 extents): every one is young
+ * and none is uneven, so nothing says the young ones wait. They are taken
+ * as even, and the hottest go whole as without piece heat, where waiting
+ * left a tier now with nothing to move.
+ */
+static void test_young_nothing_known(void)
+{
+	enum { NR = 10, PIECES = 256 };
+	struct pieceplan_extent ext[NR];
+	struct measured m = { .ext = ext, .growing = true };
+	struct heat_params params;
+	struct statsparse_area a[PIECES];
+	struct pieceplan_input in;
+	struct pieceplan pp;
+	uint32_t x = 11;
+
+	heat_params_default(&params);
+	CHECK_OK(pieceheat_init(&m.ph, PIECES, 64));
+	CHECK_OK(pieceheat_sample_begin(&m.ph, &params, 1000000000));
+	for (uint32_t i = 0; i < NR; i++) {
+		ext[i] = (struct pieceplan_extent){ .le = i, .heat = 1 + i };
+		memset(a, 0, sizeof(a));
+		for (uint32_t r = 0; r < 20 * (i + 1); r++) {
+			x = x * 1664525 + 1013904223;
+			a[x >> 24].reads++;
+			a[x >> 24].sectors_read += 8;
+		}
+		CHECK_OK(pieceheat_apply(&m.ph, &params, i, a));
+	}
+	in = (struct pieceplan_input){ .ext = ext, .nr = NR, .pieces_per_extent = PIECES,
+				       .room = 4 * PIECES, .max_pieces = 100000,
+				       .max_entries = UINT64_MAX, .shares = measured_shares,
+				       .ctx = &m };
+	CHECK_OK(pieceplan_select(&in, &pp));
+	CHECK(pp.young_even);
+	CHECK_UINT(pp.whole, 4);
+	CHECK_UINT(pp.nr_pieces, 0);
+	for (uint32_t i = 0; i < pp.nr_choices; i++)
+		CHECK_UINT(pp.choices[i].le, 6 + i);
+	pieceplan_destroy(&pp);
+	pieceheat_destroy(&m.ph);
+}
+
 /* A plan and its moves from where ext is now. */
 static void plan_moves(struct pieceplan_input *in, struct pieceplan *pp, struct pieceplan_moves *m)
 {
@@ -1203,6 +1248,7 @@ int main(void)
 	test_hysteresis_pieces();
 	test_room_to_spare();
 	test_rooms();
+	test_young_nothing_known();
 	test_moves_order();
 	test_moves_hottest_first();
 	test_moves_keep_cold();
