@@ -1250,7 +1250,8 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 {
 	const struct piecemap *pm = &p->sp.pieces;
 	uint32_t ppe = pool_pieces_per_extent(p), at = 0;
-	uint64_t holes = 0, targets, max_targets = pool_table_targets_max(p), room;
+	uint64_t holes = 0, targets, max_targets = pool_table_targets_max(p), room, floor;
+	uint32_t used;
 	size_t next_pin = 0;
 
 	*out = (struct pool_piece_input){ .p = p, .pieces_per_extent = ppe };
@@ -1311,6 +1312,22 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 		out->room_whole = (l->ssd_capacity - (uint64_t)(headroom * l->ssd_capacity)) * ppe;
 	/* A container's worth for the one being filled; the holes of the others are not room. */
 	room = room > holes + ppe ? room - holes - ppe : 0;
+	/*
+	 * Never less than what the HDD tier can take back: on a pool whose
+	 * capacity is both tiers, full, the headroom and the container's
+	 * worth would be demotions with nowhere to go (a run that pinned 8
+	 * extents to the SSD planned 14 demotions for 10 free HDD extents,
+	 * and ended partial). The whole planner keeps to hdd_free the same way.
+	 */
+	used = l->ssd_capacity - l->ssd_free;
+	if (used > l->hdd_free) {
+		floor = (uint64_t)(used - l->hdd_free) * ppe;
+		floor = floor > holes ? floor - holes : 0;
+		if (room < floor)
+			room = floor;
+		if (out->room_whole && out->room_whole < floor)
+			out->room_whole = floor;
+	}
 	out->room = room;
 	if (out->room_whole < room)
 		out->room_whole = room;

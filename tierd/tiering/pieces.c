@@ -138,6 +138,17 @@ int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64
 		r = pieceplan_moves(&in, &pp, &moves);
 	if (r < 0)
 		goto out;
+	/*
+	 * Whole extents home that the HDD tier has no room for, even with
+	 * what the promotions free: a pin to the HDD on a full pool whose
+	 * capacity is both tiers, where the room has to come from cold HDD
+	 * extents trading places with the pinned ones. The whole planner
+	 * does that; heat alone never chooses them.
+	 */
+	if (moves.whole_out > moves.whole_in + list.hdd_free) {
+		r = 1;
+		goto out;
+	}
 	out->piece_bytes = es / pi.pieces_per_extent;
 	r = tiering_pieces_split(&moves, es, out->piece_bytes, max_bytes, plan, out);
 	if (r < 0)

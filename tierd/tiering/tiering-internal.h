@@ -115,8 +115,10 @@ void tiering_young_heat_planned(struct tiering_pool *tp, int64_t planned_at);
 bool tiering_pieces_apply(const struct tiering_pool *tp, const struct policy *pol);
 /*
  * The plan of whole moves into plan, and the pieces' moves into out, within
- * max_bytes (0: no limit). 1 when the pool has no pieces to place after all
- * (both left empty), else 0 or -ENOMEM, -EINVAL (from the ranking).
+ * max_bytes (0: no limit). 1 when the whole planner's plan is wanted
+ * instead (both left empty): the pool has no pieces to place after all, or
+ * the HDD tier has no room for the whole extents the plan sends home;
+ * else 0 or -ENOMEM, -EINVAL (from the ranking).
  */
 int tiering_piece_plan(struct tiering_pool *tp, const struct policy *pol, uint64_t max_bytes,
 		       struct plan *plan, struct tiering_piece_plan *out);
