@@ -422,7 +422,7 @@ static const struct cli_command tiercmd_commands[] = {
 		.description =
 			"Move every extent of pool NAME off the SSD to the HDD tier while the\n"
 			"volume stays in use, then release the SSD.  Pieces of extents out on\n"
-			"the SSD (runs of tierd --piece-heat place them) come home first.  On a\n"
+			"the SSD (runs with tierd's piece heat place them) come home first.  On a\n"
 			"terminal a progress bar shows the pieces, then the extents moved so\n"
 			"far; otherwise a line is printed at most once a second.\n"
 			"\n"
@@ -465,7 +465,7 @@ static const struct cli_command tiercmd_commands[] = {
 			"would promote to the SSD and demote to the HDD, the share of the\n"
 			"volume's recent I/O that the SSD served before and would serve after,\n"
 			"and the first moves in the order the run makes them. Where tierd\n"
-			"places pieces of extents (tierd --piece-heat, a heat policy), the\n"
+			"places pieces of extents (tierd's piece heat, a heat policy), the\n"
 			"counts include pieces and a Piece column names each piece that moves:\n"
 			"pieces come home first, then whole extents move, then pieces go out.\n"
 			"\n"

@@ -82,14 +82,17 @@ static void usage(FILE *out)
 		"                               time of every table swap; a move that would\n"
 		"                               pass it waits (moves that add none go on),\n"
 		"                               and tiering runs plan only moves that fit\n"
-		"      --piece-heat             also watch how each extent's I/O spreads over its\n"
+		"      --piece-heat[=no]        also watch how each extent's I/O spreads over its\n"
 		"                               16 KiB pieces: over the whole volume where the\n"
 		"                               heat budget has room for an area per piece,\n"
 		"                               else through 16 windows of an extent each that\n"
 		"                               go round the hottest extents; 'tierctl heat'\n"
 		"                               then says how few pieces hold 90%% of an\n"
-		"                               extent's I/O (heat.md); regions more for every\n"
-		"                               I/O to count; default off\n"
+		"                               extent's I/O, and runs under a heat policy\n"
+		"                               send hot pieces out instead of whole extents\n"
+		"                               where that serves more (heat.md); default on,\n"
+		"                               =no: extents only, one region less for every\n"
+		"                               I/O to count\n"
 		"      --piece-copy held|mirror how a batch of pieces is copied: held, while\n"
 		"                               the volume is suspended (I/O waits for the\n"
 		"                               copy, some 20 ms for 64 pieces); mirror,\n"
@@ -197,8 +200,9 @@ int main(int argc, char **argv)
 			       strcmp(setting_options[i], "activate-degraded") == 0 ||
 			       strcmp(setting_options[i], "piece-heat") == 0;
 
+		/* A flag alone says yes; --flag=no says no (piece-heat is on by default). */
 		options[6 + i] = (struct option){ setting_options[i],
-						  is_flag ? no_argument : required_argument, NULL,
+						  is_flag ? optional_argument : required_argument, NULL,
 						  OPT_SETTING + (int)i };
 	}
 	while ((c = getopt_long(argc, argv, "vhV", options, NULL)) != -1) {

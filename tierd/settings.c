@@ -121,6 +121,7 @@ int settings_init(struct settings *s)
 		.client_timeout = 60,
 		.device_timeout = 30,
 		.table_targets = 65536,
+		.piece_heat = true,
 	};
 	s->state_dir = strdup(TIERD_DEFAULT_STATE_DIR);
 	s->socket = strdup(TIERD_DEFAULT_SOCKET);

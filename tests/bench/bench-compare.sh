@@ -27,8 +27,8 @@
 # kernel's cache for scattered hot blocks with finer placement. "auto":
 # tierd with schedule auto instead of a tier now, WARM_AUTO seconds from
 # cold (TIERD_BENCH_WARM_AUTO, 90); the whole run has it after "tierd".
-# TIERD_BENCH_PIECE_HEAT=1 starts tierd with --piece-heat: its runs place
-# pieces of extents. TIERD_BENCH_VERBOSE=1 starts it with --verbose: tierd.log
+# TIERD_BENCH_PIECE_HEAT=0 starts tierd with --piece-heat=no: its runs move
+# whole extents only (=1 passes --piece-heat; unset, tierd's default: on). TIERD_BENCH_VERBOSE=1 starts it with --verbose: tierd.log
 # then has each batch's timing (copy, stall, commit).
 # TIERD_BENCH_PIECE_COPY=held|mirror starts it with --piece-copy (tierd's
 # default when unset).
@@ -412,7 +412,10 @@ warm_fixed() {
 tierd_up() {
 	local opts=()
 
-	[ "${TIERD_BENCH_PIECE_HEAT:-0}" = 1 ] && opts=(--piece-heat)
+	case "${TIERD_BENCH_PIECE_HEAT:-}" in
+	1) opts=(--piece-heat) ;;
+	0) opts=(--piece-heat=no) ;;
+	esac
 	[ "${TIERD_BENCH_VERBOSE:-0}" = 1 ] && opts+=(--verbose)
 	[ -z "${TIERD_BENCH_PIECE_COPY:-}" ] || opts+=(--piece-copy "$TIERD_BENCH_PIECE_COPY")
 	"$tierd" --state-dir "$work/state" --socket "$TIERD_SOCKET" --sample-interval 1 \

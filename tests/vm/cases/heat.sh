@@ -14,9 +14,11 @@ vol=/dev/mapper/tank
 E=$((4 << 20))
 # 37 HDD extents (0-36), then 9 on the SSD (37-45).
 assert_eq "heat enabled" true "$(pool_field tank .heat.enabled)"
-# An area per extent, and the guard's one over each 64 of them.
-assert_eq "dm-stats areas" 47 "$(pool_field tank .heat.areas)"
-assert_eq "dm-stats kernel memory" $((47 * $(pool_field tank .heat.area_kernel_bytes))) \
+# An area per extent, and the guard's one over each 64 of them (beside the
+# areas of 16 KiB pieces, piece heat being on by default).
+assert_eq "dm-stats areas" 47 "$(($(pool_field tank .heat.areas) - $(pool_field tank .heat.piece_areas)))"
+assert_eq "dm-stats kernel memory" \
+	$(($(pool_field tank .heat.areas) * $(pool_field tank .heat.area_kernel_bytes))) \
 	"$(pool_field tank .heat.kernel_bytes)"
 dmsetup message tank 0 "@stats_list tierd"
 
@@ -96,7 +98,11 @@ guard=$(((extents + 63) / 64))
 [ "$extents" -gt 65536 ] || fail "the big pool has only $extents extents"
 assert_eq "areas: an extent each, and the guard's" $((extents + guard)) "$areas"
 echo "ok: $areas areas"
-idle_sample() { [ "$(pool_field big .heat.sample_areas)" = "$guard" ]; }
+# The guard's areas, and those of the piece windows watching an extent (a
+# minute each, read every sample: 16 at most, whatever the pool's size).
+idle_sample() {
+	[ "$("$TIERCTL" pool show big --json | jq '.pool.heat.sample_areas - .pool.heat.piece_areas')" = "$guard" ]
+}
 wait_until 30 "a sample of the idle pool reading the guard's $guard areas alone" idle_sample
 M=$((1 << 20))
 fio --name=r --filename=/dev/mapper/big --direct=1 --rw=randread --bs=4k --offset=$((69001 * M)) \

@@ -61,9 +61,9 @@ assert_eq "piece size in the advice" $P "$("$TIERCTL" advise tank --json | jq '.
 json_save pool pool show tank
 json_check
 
-step "without --piece-heat: no region of pieces, nothing reported"
+step "with --piece-heat=no: no region of pieces, nothing reported"
 tierd_stop TERM
-tierd_start --sample-interval 1
+tierd_start --sample-interval 1 --piece-heat=no
 assert_eq "piece areas" 0 "$(pool_field tank .heat.piece_areas)"
 assert_eq "regions of tierd's" 2 "$(dmsetup message tank 0 "@stats_list tierd" | wc -l)"
 dd if=$vol of=/dev/null bs=4096 count=1 skip=$(((5 * E + 10 * P) / 4096)) iflag=direct status=none

@@ -4,10 +4,10 @@
 # the HDD is full but for its reserve. A range pinned to the SSD, then
 # unpinned and pinned to the HDD, must come back to the HDD: each of its
 # extents trades places with an unpinned HDD extent, as pins to the SSD do.
-# Twice: runs that move whole extents, then runs that may place pieces
-# (--piece-heat), whose plan once kept the SSD's headroom with demotions
-# the full HDD had no room for, and sent pinned extents home to it with no
-# cold extent trading places.
+# Twice: runs that move whole extents (--piece-heat=no), then runs that may
+# place pieces (the default), whose plan once kept the SSD's headroom with
+# demotions the full HDD had no room for, and sent pinned extents home to
+# it with no cold extent trading places.
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 vm_modprobe loop dm-mod dm-mirror
@@ -25,9 +25,8 @@ tier_of_range() {
 	echo $n
 }
 
-for opts in "" --piece-heat; do
+for opts in --piece-heat=no --piece-heat; do
 	hdd=$(vm_loop_create 96M) ssd=$(vm_loop_create 48M)
-	# shellcheck disable=SC2086
 	tierd_start $opts
 	"$TIERCTL" pool create tank --hdd "$hdd" --ssd "$ssd" --extent-size 1M 2>/tmp/create.err ||
 		fail "pool create failed: $(cat /tmp/create.err)"
@@ -38,12 +37,12 @@ for opts in "" --piece-heat; do
 	dd if=/tmp/data of=$vol bs=1M oflag=direct status=none
 	want=$(vm_digest /tmp/data)
 
-	step "tierd ${opts:-without --piece-heat}: pin 8 extents to the SSD"
+	step "tierd $opts: pin 8 extents to the SSD"
 	tierctl_ok pin tank 0 8M --tier ssd
 	tierctl_ok tier now tank --wait
 	assert_eq "pinned extents on the SSD" 8 "$(tier_of_range "$ssd")"
 
-	step "tierd ${opts:-without --piece-heat}: unpin, pin them to the HDD"
+	step "tierd $opts: unpin, pin them to the HDD"
 	tierctl_ok unpin tank 0 8M
 	tierctl_ok pin tank 0 8M --tier hdd
 	tierctl_ok tier now tank --wait
