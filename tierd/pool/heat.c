@@ -1252,6 +1252,7 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 	uint32_t ppe = pool_pieces_per_extent(p), at = 0;
 	uint64_t holes = 0, targets, max_targets = pool_table_targets_max(p), room, floor;
 	uint32_t used;
+	bool full = false;
 	size_t next_pin = 0;
 
 	*out = (struct pool_piece_input){ .p = p, .pieces_per_extent = ppe };
@@ -1313,18 +1314,24 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 	/* A container's worth for the one being filled; the holes of the others are not room. */
 	room = room > holes + ppe ? room - holes - ppe : 0;
 	/*
-	 * Never less than what the HDD tier can take back: on a pool whose
-	 * capacity is both tiers, full, the headroom and the container's
-	 * worth would be demotions with nowhere to go (a run that pinned 8
-	 * extents to the SSD planned 14 demotions for 10 free HDD extents,
-	 * and ended partial). The whole planner keeps to hdd_free the same way.
+	 * Never less than what the SSD holds now less the whole extents the
+	 * HDD tier can take back: on a pool whose capacity is both tiers,
+	 * full, the headroom and the container's worth would be demotions
+	 * with nowhere to go (a run that pinned 8 extents to the SSD planned
+	 * 14 demotions for 10 free HDD extents, and ended partial). The whole
+	 * planner keeps to hdd_free the same way. Pieces out keep their slots
+	 * unless the plan prefers others (home, they need no room there); but
+	 * such a full SSD has no extent for a new container, so pieces out
+	 * may only fill the containers there are.
 	 */
 	used = l->ssd_capacity - l->ssd_free;
 	if (used > l->hdd_free) {
 		floor = (uint64_t)(used - l->hdd_free) * ppe;
 		floor = floor > holes ? floor - holes : 0;
-		if (room < floor)
+		if (room < floor) {
 			room = floor;
+			full = true;
+		}
 		if (out->room_whole && out->room_whole < floor)
 			out->room_whole = floor;
 	}
@@ -1336,6 +1343,8 @@ int pool_piece_input(const struct pool *p, const struct pool_planner_list *l, do
 		targets = pool_table_targets(p);
 		out->max_pieces = pm->nr_pieces + (max_targets > targets ? (max_targets - targets) / 2 : 0);
 	}
+	if (full && out->max_pieces > pm->nr_pieces + holes)
+		out->max_pieces = pm->nr_pieces + holes;
 	return 0;
 }
 

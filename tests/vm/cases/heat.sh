@@ -14,11 +14,11 @@ vol=/dev/mapper/tank
 E=$((4 << 20))
 # 37 HDD extents (0-36), then 9 on the SSD (37-45).
 assert_eq "heat enabled" true "$(pool_field tank .heat.enabled)"
-# An area per extent, and the guard's one over each 64 of them (beside the
-# areas of 16 KiB pieces, piece heat being on by default).
+# An area per extent, and the guard's one over each 64 of them; piece heat
+# being on by default, an area per 16 KiB piece of the 46 extents too.
 assert_eq "dm-stats areas" 47 "$(($(pool_field tank .heat.areas) - $(pool_field tank .heat.piece_areas)))"
-assert_eq "dm-stats kernel memory" \
-	$(($(pool_field tank .heat.areas) * $(pool_field tank .heat.area_kernel_bytes))) \
+assert_eq "piece areas" $((46 * 256)) "$(pool_field tank .heat.piece_areas)"
+assert_eq "dm-stats kernel memory" $(((47 + 46 * 256) * $(pool_field tank .heat.area_kernel_bytes))) \
 	"$(pool_field tank .heat.kernel_bytes)"
 dmsetup message tank 0 "@stats_list tierd"
 
