@@ -18,6 +18,15 @@ static void reads(struct statsparse_area *a, uint32_t idx, uint32_t n)
 	a[idx].sectors_read += 8ull * n;
 }
 
+/* n reads of 4 KiB, each on a piece of 256 drawn from the generator's state *x. */
+static void random_reads(struct statsparse_area *a, uint32_t n, uint32_t *x)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		*x = *x * 1664525 + 1013904223;
+		reads(a, *x >> 24, 1);
+	}
+}
+
 static void test_init(void)
 {
 	struct pieceheat ph;
@@ -116,10 +125,7 @@ static void test_plan_shares(void)
 	/* 40 extents, 900 random reads each over their 256 pieces. */
 	for (uint32_t le = 0; le < 40; le++) {
 		memset(a, 0, sizeof(a));
-		for (int i = 0; i < 900; i++) {
-			x = x * 1664525 + 1013904223;
-			reads(a, x >> 24, 1);
-		}
+		random_reads(a, 900, &x);
 		CHECK_OK(pieceheat_apply(&ph, &params, le, a));
 		CHECK_INT(pieceheat_plan_shares(&ph, le, true, out), 1);
 		sum = 0;
@@ -132,10 +138,7 @@ static void test_plan_shares(void)
 	CHECK(uneven <= 3);
 	/* Two hot blocks among 300 reads spread over the rest: the reads' shares. */
 	memset(a, 0, sizeof(a));
-	for (int i = 0; i < 300; i++) {
-		x = x * 1664525 + 1013904223;
-		reads(a, x >> 24, 1);
-	}
+	random_reads(a, 300, &x);
 	reads(a, 10, 400);
 	reads(a, 200, 300);
 	CHECK_OK(pieceheat_apply(&ph, &params, 50, a));
@@ -175,17 +178,11 @@ static void test_plan_shares(void)
 	CHECK_NEAR(out[100], 1.0 / N, 1e-12);
 	/* 100 reads spread evenly: waits, then even once the reads outnumber the pieces. */
 	memset(a, 0, sizeof(a));
-	for (int i = 0; i < 100; i++) {
-		x = x * 1664525 + 1013904223;
-		reads(a, x >> 24, 1);
-	}
+	random_reads(a, 100, &x);
 	CHECK_OK(pieceheat_apply(&ph, &params, 63, a));
 	CHECK_INT(pieceheat_plan_shares(&ph, 63, true, out), 2);
 	memset(a, 0, sizeof(a));
-	for (int i = 0; i < 300; i++) {
-		x = x * 1664525 + 1013904223;
-		reads(a, x >> 24, 1);
-	}
+	random_reads(a, 300, &x);
 	CHECK_OK(pieceheat_apply(&ph, &params, 63, a));
 	CHECK_INT(pieceheat_plan_shares(&ph, 63, true, out), 1);
 	CHECK_NEAR(out[33], 1.0 / N, 1e-12);

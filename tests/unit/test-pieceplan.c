@@ -249,6 +249,16 @@ static int measured_shares(void *ctx, uint32_t i, double *out)
 	return 1;
 }
 
+/* n random 4 KiB reads over 256 piece areas, from the generator's state *x. */
+static void random_piece_reads(struct statsparse_area *a, uint32_t n, uint32_t *x)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		*x = *x * 1664525 + 1013904223;
+		a[*x >> 24].reads++;
+		a[*x >> 24].sectors_read += 8;
+	}
+}
+
 /*
  * Reads spread evenly over extents, as zoned:90/10:10/90 spreads the tenth
  * of its I/O outside its hot range: counted per piece, some pieces got
@@ -274,11 +284,7 @@ static void test_even_reads_measured(void)
 	for (uint32_t i = 0; i < 12; i++) {
 		ext[i] = (struct pieceplan_extent){ .le = i, .heat = 900 };
 		memset(a, 0, sizeof(a));
-		for (int r = 0; r < 900; r++) {
-			x = x * 1664525 + 1013904223;
-			a[x >> 24].reads++;
-			a[x >> 24].sectors_read += 8;
-		}
+		random_piece_reads(a, 900, &x);
 		CHECK_OK(pieceheat_apply(&m.ph, &params, i, a));
 	}
 	in = (struct pieceplan_input){ .ext = ext, .nr = 12, .pieces_per_extent = 256,
@@ -325,11 +331,7 @@ static void test_young_measured(void)
 	for (uint32_t i = 0; i < NR; i++) {
 		ext[i] = (struct pieceplan_extent){ .le = i, .heat = i < 5 ? 42 : 30 };
 		memset(a, 0, sizeof(a));
-		for (int r = 0; r < 30; r++) {
-			x = x * 1664525 + 1013904223;
-			a[x >> 24].reads++;
-			a[x >> 24].sectors_read += 8;
-		}
+		random_piece_reads(a, 30, &x);
 		if (i < 5) {
 			a[17 * i].reads += 12;
 			a[17 * i].sectors_read += 96;
@@ -835,11 +837,7 @@ static void test_young_nothing_known(void)
 	for (uint32_t i = 0; i < NR; i++) {
 		ext[i] = (struct pieceplan_extent){ .le = i, .heat = 1 + i };
 		memset(a, 0, sizeof(a));
-		for (uint32_t r = 0; r < 20 * (i + 1); r++) {
-			x = x * 1664525 + 1013904223;
-			a[x >> 24].reads++;
-			a[x >> 24].sectors_read += 8;
-		}
+		random_piece_reads(a, 20 * (i + 1), &x);
 		CHECK_OK(pieceheat_apply(&m.ph, &params, i, a));
 	}
 	in = (struct pieceplan_input){ .ext = ext, .nr = NR, .pieces_per_extent = PIECES,
