@@ -249,6 +249,16 @@ static int measured_shares(void *ctx, uint32_t i, double *out)
 	return 1;
 }
 
+/* An input over measured extents: room in slots, a piece budget to spare. */
+static struct pieceplan_input measured_input(const struct pieceplan_extent *ext, uint32_t nr,
+					     uint32_t ppe, uint64_t room, struct measured *m)
+{
+	return (struct pieceplan_input){ .ext = ext, .nr = nr, .pieces_per_extent = ppe,
+					 .room = room, .max_pieces = 100000,
+					 .max_entries = UINT64_MAX, .shares = measured_shares,
+					 .ctx = m };
+}
+
 /* n random 4 KiB reads over 256 piece areas, from the generator's state *x. */
 static void random_piece_reads(struct statsparse_area *a, uint32_t n, uint32_t *x)
 {
@@ -287,10 +297,7 @@ static void test_even_reads_measured(void)
 		random_piece_reads(a, 900, &x);
 		CHECK_OK(pieceheat_apply(&m.ph, &params, i, a));
 	}
-	in = (struct pieceplan_input){ .ext = ext, .nr = 12, .pieces_per_extent = 256,
-				       .room = 4 * 256, .max_pieces = 100000,
-				       .max_entries = UINT64_MAX, .shares = measured_shares,
-				       .ctx = &m };
+	in = measured_input(ext, 12, 256, 4 * 256, &m);
 	m.raw = true;
 	CHECK_OK(pieceplan_select(&in, &pp));
 	CHECK(pp.nr_pieces > 100);
@@ -338,10 +345,7 @@ static void test_young_measured(void)
 		}
 		CHECK_OK(pieceheat_apply(&m.ph, &params, i, a));
 	}
-	in = (struct pieceplan_input){ .ext = ext, .nr = NR, .pieces_per_extent = PIECES,
-				       .room = 8 * PIECES, .max_pieces = 100000,
-				       .max_entries = UINT64_MAX, .shares = measured_shares,
-				       .ctx = &m };
+	in = measured_input(ext, NR, PIECES, 8 * PIECES, &m);
 	/* Measured no more: the 15 are even, and room to spare takes 7 whole. */
 	CHECK_OK(pieceplan_select(&in, &pp));
 	CHECK_UINT(pp.whole, 7);
@@ -512,10 +516,7 @@ static void zv_plan(struct zv *z, uint32_t n, bool raw, struct pieceplan *pp)
 			ext[e].heat += a[e * ZV_PIECES + k].reads;
 		CHECK_OK(pieceheat_apply(&m.ph, &params, e, a + e * ZV_PIECES));
 	}
-	in = (struct pieceplan_input){ .ext = ext, .nr = ZV_EXTENTS,
-				       .pieces_per_extent = ZV_PIECES, .room = 18 * ZV_PIECES,
-				       .max_pieces = 100000, .max_entries = UINT64_MAX,
-				       .shares = measured_shares, .ctx = &m };
+	in = measured_input(ext, ZV_EXTENTS, ZV_PIECES, 18 * ZV_PIECES, &m);
 	CHECK_OK(pieceplan_select(&in, pp));
 	pieceheat_destroy(&m.ph);
 }
@@ -840,10 +841,7 @@ static void test_young_nothing_known(void)
 		random_piece_reads(a, 20 * (i + 1), &x);
 		CHECK_OK(pieceheat_apply(&m.ph, &params, i, a));
 	}
-	in = (struct pieceplan_input){ .ext = ext, .nr = NR, .pieces_per_extent = PIECES,
-				       .room = 4 * PIECES, .max_pieces = 100000,
-				       .max_entries = UINT64_MAX, .shares = measured_shares,
-				       .ctx = &m };
+	in = measured_input(ext, NR, PIECES, 4 * PIECES, &m);
 	CHECK_OK(pieceplan_select(&in, &pp));
 	CHECK(pp.young_even);
 	CHECK_UINT(pp.whole, 4);
