@@ -170,6 +170,31 @@ static void test_open_params(void)
 	ucopy_close(NULL);
 }
 
+/* A piece of 4 KiB, or one of an odd block size, gets a chunk ucopy_open() takes. */
+static void test_chunk_fit(void)
+{
+	static const size_t bytes[] = { 512, 4096, 8192, 12288, 16384, 64 * KIB, 1 };
+	static const size_t align[] = { 512, 4096, 64 * KIB };
+	struct ucopy *u;
+
+	CHECK_UINT(ucopy_chunk_fit(4096, 512), 8192);
+	CHECK_UINT(ucopy_chunk_fit(16384, 4096), 16384);
+	CHECK_UINT(ucopy_chunk_fit(0, 0), 8192);
+	for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++) {
+		for (size_t j = 0; j < sizeof(align) / sizeof(align[0]); j++) {
+			size_t chunk = ucopy_chunk_fit(bytes[i], align[j]);
+			int r;
+
+			CHECK(chunk >= bytes[i]);
+			r = ucopy_open(&u, 1, chunk, align[j]);
+			if (r == -ENOSYS || r == -EPERM)
+				skip("io_uring unavailable", -r);
+			CHECK_OK(r);
+			ucopy_close(u);
+		}
+	}
+}
+
 /*
  * Copy and verify a handful of jobs of odd sizes over two destination files,
  * with the data outside them untouched, then differences and failures.
@@ -429,6 +454,7 @@ int main(void)
 	ucopy_close(u);
 
 	test_open_params();
+	test_chunk_fit();
 	for (int d = DRIVE_RUN; d <= DRIVE_POLL; d++) {
 		test_copy_verify(1, 0, (enum driver)d);
 		test_copy_verify(16, 64 * KIB, (enum driver)d);

@@ -65,6 +65,13 @@ struct ucopy {
 	uint64_t done, total;
 };
 
+size_t ucopy_chunk_fit(size_t bytes, size_t align)
+{
+	size_t unit = 2 * (align > UCOPY_MIN_ALIGN ? align : UCOPY_MIN_ALIGN);
+
+	return bytes ? (bytes + unit - 1) / unit * unit : unit;
+}
+
 int ucopy_open(struct ucopy **out, unsigned depth, size_t chunk, size_t align)
 {
 	struct iovec *iov = NULL;

@@ -49,6 +49,11 @@ struct ucopy;
  * io_uring_disabled sysctl, seccomp).
  */
 int ucopy_open(struct ucopy **out, unsigned depth, size_t chunk, size_t align);
+/*
+ * The smallest chunk ucopy_open() takes for align that holds bytes in one
+ * read: a 4 KiB piece needs a buffer of 8 KiB, so that VERIFY can halve it.
+ */
+size_t ucopy_chunk_fit(size_t bytes, size_t align);
 void ucopy_close(struct ucopy *u);
 
 /*

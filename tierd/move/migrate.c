@@ -1141,7 +1141,8 @@ int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_ite
 	 */
 	if (b->nr_moves == 0 && pool_piece_copy(p) == POOL_PIECE_COPY_HELD && !p->leftover) {
 		r = ucopy_open(&b->held, (unsigned)b->nr_piece_moves,
-			       (size_t)piece_sectors(p) * 512, pool_block_size(p));
+			       ucopy_chunk_fit((size_t)piece_sectors(p) * 512, pool_block_size(p)),
+			       pool_block_size(p));
 		if (r < 0) {
 			static bool said;
 
