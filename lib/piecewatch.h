@@ -8,15 +8,15 @@
  * piecewatch: which extents the piece windows watch.
  *
  * An area per 16 KiB piece of the whole volume costs 256 times the kernel
- * memory of an area per extent: a few GiB of volume at the default heat
- * budget, nothing like a NAS's 100 TiB.  Such a pool watches its pieces
- * through a few windows instead, each a dm-stats region with an area per
- * piece over one extent, moved from extent to extent.  How an extent's
- * I/O divides among its pieces changes slowly (the weights decay with the
- * heat's half-life, their shares not at all), so a minute's watch of a hot
- * extent tells it for hours: the windows go round the hottest extents, and
- * the shares they learn stay with the extents after the windows move on
- * (lib/pieceheat.h).
+ * memory of an area per 4 MiB extent (4 KiB pieces 1,024 times): a few GiB
+ * of volume at the default heat budget, nothing like a NAS's 100 TiB.  Such
+ * a pool watches its pieces through a few windows instead, each a dm-stats
+ * region with an area per piece over one extent, moved from extent to
+ * extent.  How an extent's I/O divides among its pieces changes slowly (the
+ * weights decay with the heat's half-life, their shares not at all), so a
+ * minute's watch of a hot extent tells it for hours: the windows go round
+ * the hottest extents, and the shares they learn stay with the extents
+ * after the windows move on (lib/pieceheat.h).
  *
  * A window stays on its extent for at least `dwell` choices, then moves
  * to the hottest candidate neither watched now nor among the last

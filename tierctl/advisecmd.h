@@ -27,7 +27,7 @@ cli_run_fn advisecmd_run;
 			"the bytes a run would move now to reach the share of the SSD now, and\n" \
 			"the share the SSD really served over the last --window, to compare.\n" \
 			"With tierd's piece-heat setting, WITH PIECES is the share if that room\n" \
-			"went to the hottest 16 KiB pieces of the extents instead of whole ones.\n" \
+			"went to the hottest pieces of the extents instead of whole ones.\n" \
 			"\n"                                                                 \
 			"--json prints tierd's reply: sizes in bytes, shares as fractions.  With\n" \
 			"--plot, draw the curve as SVG or PNG by FILE's extension, with gnuplot\n" \

@@ -12,7 +12,7 @@
 
 #define HEATCMD_TOP_MAX 10000 /* tierd's bound on one list (docs/protocol.md) */
 
-/* "2 of 256 pieces": the fewest 16 KiB pieces that took 90% of the extent's I/O; "-" unknown. */
+/* "2 of 256 pieces": the fewest pieces that took 90% of the extent's I/O; "-" unknown. */
 static const char *pieces_text(struct json_object *pieces, char *buf, size_t len)
 {
 	struct json_object *held = member_get(pieces, "holding_90_percent");

@@ -17,9 +17,9 @@ cli_run_fn heatcmd_run;
 			"small random I/Os, which large and sequential I/O adds little to (see\n" \
 			"docs/heat.md).  TIER is where the extent lies now; READS and WRITES\n"   \
 			"count the I/Os since tierd started keeping its heat.  With tierd's\n"  \
-			"piece-heat setting, 90% IN is how few of the extent's 16 KiB pieces\n" \
-			"took 90% of its I/O (\"2 of 256\": hot blocks in cold data); \"-\"\n" \
-			"where pieces are not watched.\n",                                      \
+			"piece-heat setting, 90% IN is how few of the extent's pieces (16 KiB\n" \
+			"by default, tierd's piece-size) took 90% of its I/O (\"2 of 256\":\n" \
+			"hot blocks in cold data); \"-\" where pieces are not watched.\n",      \
 		.options = "      --top N             show the N hottest extents (default 20)\n", \
 		.examples = "  tierctl heat tank\n"                                          \
 			    "  tierctl heat tank --top 100 --json\n",                       \

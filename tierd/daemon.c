@@ -293,6 +293,7 @@ static int daemon_open_pools(struct daemon *d)
 	pools_set_piece_copy(d->methods.pools, piece_copy_of(&d->s));
 	pools_set_table_targets(d->methods.pools, d->s.table_targets);
 	pools_set_piece_heat(d->methods.pools, d->s.piece_heat);
+	pools_set_piece_size(d->methods.pools, d->s.piece_size);
 	/* Degraded only once device-timeout has passed: boot brings devices in a few at a time. */
 	pools_activate_all(d->methods.pools, d->s.activate_degraded && !d->s.device_timeout);
 	d->waiting = pools_waiting(d->methods.pools);

@@ -83,7 +83,7 @@ static void usage(FILE *out)
 		"                               pass it waits (moves that add none go on),\n"
 		"                               and tiering runs plan only moves that fit\n"
 		"      --piece-heat[=no]        also watch how each extent's I/O spreads over its\n"
-		"                               16 KiB pieces: over the whole volume where the\n"
+		"                               pieces: over the whole volume where the\n"
 		"                               heat budget has room for an area per piece,\n"
 		"                               else through 16 windows of an extent each that\n"
 		"                               go round the hottest extents; 'tierctl heat'\n"
@@ -93,6 +93,11 @@ static void usage(FILE *out)
 		"                               where that serves more (heat.md); default on,\n"
 		"                               =no: extents only, one region less for every\n"
 		"                               I/O to count\n"
+		"      --piece-size SIZE        the pieces a pool without any splits its extents\n"
+		"                               into: a power of two from 4K to 64K, below the\n"
+		"                               extent size (default 16K); the resolution of\n"
+		"                               piece heat, an area of dm-stats each; a pool\n"
+		"                               that has pieces keeps their size (heat.md)\n"
 		"      --piece-copy held|mirror how a batch of pieces is copied: held, while\n"
 		"                               the volume is suspended (I/O waits for the\n"
 		"                               copy, some 20 ms for 64 pieces); mirror,\n"
@@ -169,7 +174,7 @@ static const char *const setting_options[] = {
 	"state-dir", "socket", "sample-interval", "flush-interval", "heat-half-life",
 	"history-days", "client-timeout", "device-timeout", "policy-dir", "metrics-listen",
 	"socket-group", "heat-kernel-memory", "table-targets",
-	"verify-moves", "activate-degraded", "piece-heat", "piece-copy",
+	"verify-moves", "activate-degraded", "piece-heat", "piece-copy", "piece-size",
 };
 
 int main(int argc, char **argv)

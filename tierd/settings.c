@@ -26,13 +26,14 @@ enum setting_kind {
 	SETTING_BOOL,
 	SETTING_SIZE, /* bytes with a unit (64M, 1.5G), or "auto": 0, the built-in default */
 	SETTING_CHOICE, /* one of the words of choices, stored as its index (unsigned) */
+	SETTING_POW2_KIB, /* bytes with a unit, a power of two from min to max KiB (uint64_t) */
 };
 
 struct setting {
 	const char *name;
 	enum setting_kind kind;
 	size_t offset;
-	unsigned min, max; /* SETTING_UINT; SETTING_SIZE in MiB */
+	unsigned min, max; /* SETTING_UINT; SETTING_SIZE in MiB; SETTING_POW2_KIB in KiB */
 	bool reloadable;
 	bool nullable;     /* a string setting that may be unset ("" in the file unsets it) */
 	const char *const *choices; /* SETTING_CHOICE, NULL-terminated */
@@ -61,6 +62,12 @@ static const struct setting table[] = {
 	{ "piece-copy", SETTING_CHOICE, AT(piece_copy), .reloadable = true,
 	  .choices = piece_copy_words },
 	{ "piece-heat", SETTING_BOOL, AT(piece_heat) },
+	/*
+	 * Held batches and the planner count pieces (up to 64 a batch, copied
+	 * while the volume is suspended): larger pieces would hold I/O for
+	 * an extent's copy.
+	 */
+	{ "piece-size", SETTING_POW2_KIB, AT(piece_size), 4, 64 },
 	{ "activate-degraded", SETTING_BOOL, AT(activate_degraded), .reloadable = true },
 	{ "verbose", SETTING_BOOL, AT(verbose), .reloadable = true },
 };
@@ -122,6 +129,7 @@ int settings_init(struct settings *s)
 		.device_timeout = 30,
 		.table_targets = 65536,
 		.piece_heat = true,
+		.piece_size = 16384,
 	};
 	s->state_dir = strdup(TIERD_DEFAULT_STATE_DIR);
 	s->socket = strdup(TIERD_DEFAULT_SOCKET);
@@ -192,6 +200,18 @@ int settings_set(struct settings *s, const char *name, const char *value, char *
 		     v > ((uint64_t)t->max << 20))) {
 			snprintf(err, err_len, "%s takes auto or a size from %u MiB to %u GiB"
 				 " (64M, 1.5G), not '%s'", name, t->min, t->max >> 10, value);
+			return -EINVAL;
+		}
+		*u64_at(s, t) = v;
+		return 0;
+	}
+	case SETTING_POW2_KIB: {
+		uint64_t v = 0;
+
+		if (size_parse(value, &v) < 0 || v < ((uint64_t)t->min << 10) ||
+		    v > ((uint64_t)t->max << 10) || (v & (v - 1))) {
+			snprintf(err, err_len, "%s takes a power of two from %u KiB to %u KiB"
+				 " (4K, 16K, 64K), not '%s'", name, t->min, t->max, value);
 			return -EINVAL;
 		}
 		*u64_at(s, t) = v;
@@ -377,6 +397,9 @@ static void setting_text(const struct settings *s, const struct setting *t, char
 		break;
 	case SETTING_CHOICE:
 		snprintf(buf, len, "%s", t->choices[*uint_at((struct settings *)s, t)]);
+		break;
+	case SETTING_POW2_KIB:
+		snprintf(buf, len, "%" PRIu64 "K", *u64_at((struct settings *)s, t) >> 10);
 		break;
 	case SETTING_SIZE:
 		if (*u64_at((struct settings *)s, t))

@@ -28,7 +28,8 @@ struct settings {
 	unsigned table_targets;   /* the most targets a move may leave a volume's table */
 	bool verify_moves;
 	unsigned piece_copy;      /* enum settings_piece_copy */
-	bool piece_heat;          /* watch how extents' I/O spreads over 16 KiB pieces */
+	bool piece_heat;          /* watch how extents' I/O spreads over their pieces */
+	uint64_t piece_size;      /* bytes of the pieces a pool without any splits into */
 	bool activate_degraded;   /* after device_timeout, activate with a device missing */
 	bool verbose;
 };

@@ -30,8 +30,9 @@
 # TIERD_BENCH_PIECE_HEAT=0 starts tierd with --piece-heat=no: its runs move
 # whole extents only (=1 passes --piece-heat; unset, tierd's default: on). TIERD_BENCH_VERBOSE=1 starts it with --verbose: tierd.log
 # then has each batch's timing (copy, stall, commit).
-# TIERD_BENCH_PIECE_COPY=held|mirror starts it with --piece-copy (tierd's
-# default when unset).
+# TIERD_BENCH_PIECE_COPY=held|mirror starts it with --piece-copy, and
+# TIERD_BENCH_PIECE_SIZE (4K, 16K, ...) with --piece-size (tierd's defaults
+# when unset).
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -418,6 +419,7 @@ tierd_up() {
 	esac
 	[ "${TIERD_BENCH_VERBOSE:-0}" = 1 ] && opts+=(--verbose)
 	[ -z "${TIERD_BENCH_PIECE_COPY:-}" ] || opts+=(--piece-copy "$TIERD_BENCH_PIECE_COPY")
+	[ -z "${TIERD_BENCH_PIECE_SIZE:-}" ] || opts+=(--piece-size "$TIERD_BENCH_PIECE_SIZE")
 	"$tierd" --state-dir "$work/state" --socket "$TIERD_SOCKET" --sample-interval 1 \
 		--policy-dir "$TIERD_SOURCE_DIR/policies" "${opts[@]}" 2>>"$out/tierd.log" &
 	tierd_pid=$!
@@ -744,7 +746,7 @@ start=$(date +%s)
 	for bench_var in TIERD_BENCH_PIECE_HEAT TIERD_BENCH_REPS TIERD_BENCH_PHASE_C \
 		TIERD_BENCH_SKEWS TIERD_BENCH_ONLY TIERD_BENCH_EXTENT_MB TIERD_BENCH_PROFILES \
 		TIERD_BENCH_SLICE_MB TIERD_BENCH_WARM_AUTO TIERD_BENCH_VERBOSE \
-		TIERD_BENCH_PIECE_COPY; do
+		TIERD_BENCH_PIECE_COPY TIERD_BENCH_PIECE_SIZE; do
 		[ -z "${!bench_var:-}" ] || bench_env+=("$bench_var=\"${!bench_var}\"")
 	done
 	echo "command	${bench_env[*]}${bench_env[*]:+ }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"

@@ -95,7 +95,8 @@ static void test_settings_parse(void)
 				   "client-timeout = 0\n"
 				   "heat-kernel-memory = 1.5G\n"
 				   "table-targets = 4096\n"
-				   "piece-copy = mirror\n";
+				   "piece-copy = mirror\n"
+				   "piece-size = 4KiB\n";
 	struct settings s;
 	char err[512];
 
@@ -107,6 +108,7 @@ static void test_settings_parse(void)
 	CHECK_UINT(s.table_targets, 65536);
 	CHECK(!s.verify_moves && !s.policy_dir && !s.metrics_listen);
 	CHECK_UINT(s.piece_copy, SETTINGS_PIECE_COPY_HELD);
+	CHECK_UINT(s.piece_size, 16384);
 	CHECK_OK(settings_parse(&s, file, strlen(file), err, sizeof(err)));
 	CHECK_STR(s.state_dir, "/srv/tierd state");
 	CHECK_UINT(s.sample_interval, 5);
@@ -116,6 +118,9 @@ static void test_settings_parse(void)
 	CHECK_UINT(s.heat_kernel_memory, UINT64_C(3) << 29);
 	CHECK_UINT(s.table_targets, 4096);
 	CHECK_UINT(s.piece_copy, SETTINGS_PIECE_COPY_MIRROR);
+	CHECK_UINT(s.piece_size, 4096);
+	CHECK_OK(settings_set(&s, "piece-size", "64K", err, sizeof(err)));
+	CHECK_UINT(s.piece_size, 65536);
 	CHECK_OK(settings_set(&s, "piece-copy", "held", err, sizeof(err)));
 	CHECK_UINT(s.piece_copy, SETTINGS_PIECE_COPY_HELD);
 	CHECK_OK(settings_set(&s, "heat-kernel-memory", "auto", err, sizeof(err)));
@@ -147,6 +152,12 @@ static void test_settings_bad(void)
 		  "line 1: table-targets takes 64 to 524288, not '1000000'" },
 		{ "verify-moves = maybe\n", "line 1: verify-moves takes yes or no, not 'maybe'" },
 		{ "piece-copy = Held\n", "line 1: piece-copy takes held or mirror, not 'Held'" },
+		{ "piece-size = 12K\n", "line 1: piece-size takes a power of two from 4 KiB to"
+		  " 64 KiB (4K, 16K, 64K), not '12K'" },
+		{ "piece-size = 2K\n", "line 1: piece-size takes a power of two from 4 KiB to"
+		  " 64 KiB (4K, 16K, 64K), not '2K'" },
+		{ "piece-size = 128K\n", "line 1: piece-size takes a power of two from 4 KiB to"
+		  " 64 KiB (4K, 16K, 64K), not '128K'" },
 		{ "state-dir = var/lib\n", "line 1: state-dir takes an absolute path, not 'var/lib'" },
 		{ "state-dir =\n", "line 1: state-dir takes an absolute path, not ''" },
 		{ "metrics-listen = localhost:9477\n",
@@ -206,7 +217,8 @@ static void test_settings_load(void)
 
 	f = fopen(path, "w");
 	CHECK(f);
-	fputs("sample-interval = 5\nsocket = /run/x.sock\nverbose = yes\npiece-copy = mirror\n", f);
+	fputs("sample-interval = 5\nsocket = /run/x.sock\nverbose = yes\npiece-copy = mirror\n"
+	      "piece-size = 64K\n", f);
 	fclose(f);
 	ov.v[ov.nr].name = "sample-interval";
 	ov.v[ov.nr++].value = "7"; /* the command line wins */
@@ -218,7 +230,8 @@ static void test_settings_load(void)
 	CHECK_OK(settings_init(&b));
 	settings_diff(&b, &a, record_diff, &d);
 	CHECK_STR(d.text, "socket:/run/tierd/tierd.sock>/run/x.sock(restart);"
-			  "sample-interval:10>7;piece-copy:held>mirror;verbose:no>yes;");
+			  "sample-interval:10>7;piece-copy:held>mirror;piece-size:16K>64K(restart);"
+			  "verbose:no>yes;");
 	d.text[0] = '\0';
 	settings_diff(&a, &a, record_diff, &d);
 	CHECK_STR(d.text, "");

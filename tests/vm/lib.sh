@@ -102,6 +102,15 @@ vm_digest() {
 		md5sum | cut -d' ' -f1
 }
 
+# vm_read_4k DEV OFFSET COUNT: COUNT reads of the 4 KiB block at byte OFFSET,
+# each from the device (O_DIRECT): one block made hot, as dm-stats counts it.
+vm_read_4k() {
+	local i
+	for i in $(seq "$3"); do
+		dd if="$1" of=/dev/null bs=4096 count=1 skip=$(($2 / 4096)) iflag=direct status=none
+	done
+}
+
 # vm_random_file PATH BYTES: fresh random data to write and compare against.
 vm_random_file() {
 	head -c "$2" /dev/urandom >"$1"

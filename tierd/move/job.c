@@ -872,6 +872,7 @@ static int job_pieces_ready(struct pool *p, bool to_ssd, uint32_t *ppe_out, char
 	struct piecemap *pm = &p->sp.pieces;
 	uint64_t es = p->sp.meta.extent_size;
 	uint32_t ppe = pm->pieces_per_extent;
+	char have[SIZE_FORMAT_MAX], want[SIZE_FORMAT_MAX];
 	int r;
 
 	r = pool_check_idle(p, false, err, err_len);
@@ -883,19 +884,17 @@ static int job_pieces_ready(struct pool *p, bool to_ssd, uint32_t *ppe_out, char
 	if (to_ssd && pool_ssd_dev(p) < 0)
 		return errbuf_fail(-ENODEV, err, err_len, "pool %s has no SSD tier",
 				   p->sp.meta.name);
-	if (!ppe) {
-		/* No piece was ever out: the pool takes the piece size now, with its first one. */
-		ppe = (uint32_t)(es / POOL_PIECE_BYTES);
-		if (!to_ssd || metadata_piece_size_valid(es, ppe) < 0)
-			ppe = 0;
-	}
 	if (!ppe && !to_ssd)
 		return errbuf_fail(-ENOENT, err, err_len, "pool %s has no pieces out: none to"
 				   " bring home", p->sp.meta.name);
+	/* No piece was ever out: the pool takes its heat's piece size now, with its first one. */
 	if (!ppe)
-		return errbuf_fail(-EINVAL, err, err_len, "pool %s: extents of %llu bytes cannot"
-				   " be split into pieces of %u KiB", p->sp.meta.name,
-				   (unsigned long long)es, POOL_PIECE_BYTES / 1024);
+		ppe = pool_piece_ppe(p);
+	if (!ppe)
+		return errbuf_fail(-EINVAL, err, err_len, "pool %s: its extents of %s cannot be"
+				   " split into pieces of %s (tierd's piece-size)", p->sp.meta.name,
+				   size_format(es, have, sizeof(have)),
+				   size_format(p->ps->piece_bytes, want, sizeof(want)));
 	*ppe_out = ppe;
 	return 0;
 }

@@ -55,7 +55,7 @@ int job_move_range(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_
  * to slots of piece containers on the SSD tier (to_ssd; a container is made of a free SSD extent when none has a
  * free slot, the tier's swap reserve left free) or back to their extent's
  * home. Pieces already there stay. A pool that has no piece yet is split
- * into pieces of POOL_PIECE_BYTES. Needs the volume (-EBUSY when inactive).
+ * into pieces of pool_piece_ppe(). Needs the volume (-EBUSY when inactive).
  */
 int job_move_pieces(struct pool *p, struct ev_loop *loop, uint32_t first, uint32_t count,
 		    uint32_t piece_first, uint32_t piece_count, bool to_ssd,

@@ -34,7 +34,7 @@
  * one choice at least, among the POOL_PIECE_CANDIDATES hottest extents; the
  * last POOL_PIECE_RECENT extents watched wait their turn again, and the
  * weights of as many extents as POOL_PIECE_WATCHED_BYTES holds are kept
- * (4,096 of 1 KiB at 4 MiB extents).
+ * (4,096 of 1 KiB for 4 MiB extents in 16 KiB pieces).
  */
 #define POOL_PIECE_WINDOWS 16u
 #define POOL_PIECE_WINDOW_SHARE 8u
@@ -294,15 +294,24 @@ static int pool_piece_heat_save(struct pool *p, int all)
 	return r;
 }
 
-static uint32_t pool_pieces_per_extent_of(const struct pool *p)
+uint32_t pool_piece_ppe(const struct pool *p)
 {
-	return (uint32_t)(pool_extent_sectors(p) / (POOL_PIECE_BYTES / SECTOR));
+	uint64_t es = p->sp.meta.extent_size, bytes = p->ps->piece_bytes;
+
+	/* Pieces out, and the heat that placed them, fix the size until they are all home. */
+	if (p->sp.pieces.pieces_per_extent)
+		return p->sp.pieces.pieces_per_extent;
+	if (p->pieces.v)
+		return p->pieces.pieces_per_extent;
+	if (!bytes || es % bytes || es / bytes > UINT32_MAX)
+		return 0;
+	return metadata_piece_size_valid(es, (uint32_t)(es / bytes)) ? (uint32_t)(es / bytes) : 0;
 }
 
 /* The kernel memory of an area per piece over the whole volume. */
 static uint64_t pool_piece_region_bytes(const struct pool *p)
 {
-	return (uint64_t)p->sp.map.nr_logical * pool_pieces_per_extent_of(p) *
+	return (uint64_t)p->sp.map.nr_logical * pool_piece_ppe(p) *
 	       iostats_kernel_bytes_per_area();
 }
 
@@ -317,14 +326,14 @@ static bool pool_piece_region_fits(const struct pool *p, uint64_t avail)
 	uint64_t need = pool_piece_region_bytes(p) +
 			(nr + (nr + POOL_GUARD_STEP - 1) / POOL_GUARD_STEP) * per_area;
 
-	return nr * pool_pieces_per_extent_of(p) <= UINT32_MAX && need <= avail;
+	return nr * pool_piece_ppe(p) <= UINT32_MAX && need <= avail;
 }
 
 /* How many piece windows avail pays for (lib/piecewatch.h), and what they take of it. */
 static uint32_t pool_piece_windows_fit(const struct pool *p, uint64_t avail, uint64_t *bytes)
 {
-	uint64_t one = (uint64_t)pool_pieces_per_extent_of(p) * iostats_kernel_bytes_per_area();
-	uint64_t n = avail / POOL_PIECE_WINDOW_SHARE / one;
+	uint64_t one = (uint64_t)pool_piece_ppe(p) * iostats_kernel_bytes_per_area();
+	uint64_t n = one ? avail / POOL_PIECE_WINDOW_SHARE / one : 0;
 
 	if (n > POOL_PIECE_WINDOWS)
 		n = POOL_PIECE_WINDOWS;
@@ -399,8 +408,7 @@ static int pool_piece_windows_choose(struct pool *p)
 		if (!changed[i])
 			continue;
 		if (iostats_region_create(p->sp.meta.name, w->le[i] * es, es,
-					  POOL_PIECE_BYTES / SECTOR,
-					  &p->piece_window_region[i]) < 0) {
+					  es / ppe, &p->piece_window_region[i]) < 0) {
 			p->piece_window_region[i] = POOL_NO_REGION;
 			piecewatch_idle(w, i);
 			failed++;
@@ -430,14 +438,23 @@ out:
  */
 static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *learnt)
 {
-	uint64_t es = pool_extent_sectors(p), ps = POOL_PIECE_BYTES / SECTOR, bytes, left, watched;
-	uint32_t nr = p->sp.map.nr_logical, ppe = pool_pieces_per_extent_of(p), windows = 0, max;
-	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX];
+	uint64_t es = pool_extent_sectors(p), ps, bytes, left, watched;
+	uint32_t nr = p->sp.map.nr_logical, ppe = pool_piece_ppe(p), windows = 0, max;
+	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX], piece[SIZE_FORMAT_MAX];
 	bool kept = false;
 	int r;
 
 	if (!p->ps->piece_heat || !nr)
 		return;
+	if (!ppe) {
+		log_pool_info(p->sp.meta.name, "no heat of pieces: its extents of %s cannot be split"
+			      " into pieces of %s (piece-size)",
+			      size_format(p->sp.meta.extent_size, need, sizeof(need)),
+			      size_format(p->ps->piece_bytes, piece, sizeof(piece)));
+		return;
+	}
+	ps = es / ppe;
+	size_format(ps * SECTOR, piece, sizeof(piece));
 	left = avail > p->heat_reserved_bytes ? avail - p->heat_reserved_bytes : 0;
 	bytes = pool_piece_region_bytes(p);
 	if (p->zone_kind || (uint64_t)nr * ppe > UINT32_MAX || bytes > left) {
@@ -450,9 +467,9 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 			bytes = windows * one;
 		}
 		if (!windows) {
-			log_pool_info(p->sp.meta.name, "no heat of pieces: an area per 16 KiB of one"
+			log_pool_info(p->sp.meta.name, "no heat of pieces: an area per %s of one"
 				      " extent needs %s of kernel memory, the heat budget leaves %s",
-				      size_format((uint64_t)ppe * iostats_kernel_bytes_per_area(), need,
+				      piece, size_format((uint64_t)ppe * iostats_kernel_bytes_per_area(), need,
 						  sizeof(need)),
 				      size_format(left, have, sizeof(have)));
 			return;
@@ -506,12 +523,12 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 	if (!windows) {
 		p->piece_areas = nr * ppe;
 		pool_heat_count_bytes(p);
-		log_pool_info(p->sp.meta.name, "heat of 16 KiB pieces too: %u areas, %s of kernel"
-			      " memory", p->piece_areas, size_format(bytes, need, sizeof(need)));
+		log_pool_info(p->sp.meta.name, "heat of %s pieces too: %u areas, %s of kernel"
+			      " memory", piece, p->piece_areas, size_format(bytes, need, sizeof(need)));
 		return;
 	}
-	log_pool_info(p->sp.meta.name, "heat of 16 KiB pieces in %u windows of an extent each, going"
-		      " round the hottest extents: %s of kernel memory", windows,
+	log_pool_info(p->sp.meta.name, "heat of %s pieces in %u windows of an extent each, going"
+		      " round the hottest extents: %s of kernel memory", piece, windows,
 		      size_format(bytes, need, sizeof(need)));
 	/* At once from the heat there is (a restart's, stored), as zones are. */
 	if (pool_piece_windows_choose(p) < 0)
@@ -729,8 +746,8 @@ static int pool_sample_windows(struct pool *p, char *err, size_t err_len)
 	for (uint32_t i = 0; i < w->nr_windows; i++) {
 		if (w->le[i] == PIECEWATCH_IDLE || p->piece_window_region[i] == POOL_NO_REGION)
 			continue;
-		r = pool_read_areas(p, p->piece_window_region[i], 0, ppe, POOL_PIECE_BYTES / SECTOR,
-				    p->piece_sample, err, err_len);
+		r = pool_read_areas(p, p->piece_window_region[i], 0, ppe,
+				    pool_extent_sectors(p) / ppe, p->piece_sample, err, err_len);
 		if (r < 0)
 			return r;
 		p->sample_areas += ppe;
@@ -765,7 +782,7 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *e
 		if (!(p->sample[i].reads | p->sample[i].writes))
 			continue;
 		r = pool_read_areas(p, p->piece_region, (first + i) * ppe, ppe,
-				    POOL_PIECE_BYTES / SECTOR, p->piece_sample, err, err_len);
+				    pool_extent_sectors(p) / ppe, p->piece_sample, err, err_len);
 		if (r < 0)
 			return r;
 		p->sample_areas += ppe;

@@ -103,7 +103,7 @@ struct pool {
 	uint32_t sample_areas; /* areas the last sample read, of every region */
 	/*
 	 * Pieces (lib/pieceheat.h): with the piece-heat setting, a region with an
-	 * area of POOL_PIECE_BYTES over the whole volume when the pool is at
+	 * area per piece (pool_piece_ppe) over the whole volume when the pool is at
 	 * full resolution and the budget has room for it; else windows, regions
 	 * of piece areas over one extent each that go round the hottest extents
 	 * (lib/piecewatch.h; piece_watch.nr_windows is 0 with the whole region).
@@ -163,6 +163,7 @@ struct pools {
 	bool verify; /* compare every copy with its source before committing it */
 	enum pool_piece_copy piece_copy; /* how batches of pieces copy (the piece-copy setting) */
 	bool piece_heat; /* watch pieces' heat where the budget has room (the piece-heat setting) */
+	uint64_t piece_bytes; /* the pieces of a pool without any (the piece-size setting) */
 	uint32_t table_targets; /* the most targets a move may leave a table; 0: no limit */
 	pools_forget_fn forget;
 	void *forget_ctx;
@@ -211,10 +212,17 @@ struct pool_write_run {
 	size_t off, src, len;
 };
 /*
- * A piece's size: the resolution of piece heat, and of the pieces a pool
- * without any is split into first (a 4 MiB extent in 256).
+ * The piece-size setting's default: the resolution of piece heat, and of the
+ * pieces a pool without any is split into first (a 4 MiB extent in 256). A
+ * pool with pieces keeps theirs (pool_piece_ppe).
  */
 #define POOL_PIECE_BYTES 16384u
+/*
+ * Pieces per extent of the pool's pieces: those it has out, else those its
+ * heat watches, else the piece-size setting's; 0 when its extents cannot be
+ * split into those (metadata_piece_size_valid).
+ */
+uint32_t pool_piece_ppe(const struct pool *p);
 /* The weights of split extents are stored at least this often while they change (heat.c). */
 #define POOL_PIECE_HEAT_SAVE_S 600u
 

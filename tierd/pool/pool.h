@@ -143,7 +143,7 @@ struct pool_heat_report {
 
 /* The pieces of split extents out of their homes (docs/design.md). */
 struct pool_pieces_report {
-	uint64_t piece_bytes;             /* 0 while the pool has no piece container */
+	uint64_t piece_bytes;             /* its pieces', or its first's; 0: cannot split */
 	uint32_t containers, pieces, split_extents;
 };
 
@@ -225,6 +225,13 @@ void pools_set_piece_copy(struct pools *ps, enum pool_piece_copy how);
 void pools_set_table_targets(struct pools *ps, uint32_t max);
 /* Watch pieces' heat too (the piece-heat setting) in pools whose heat starts from now on. */
 void pools_set_piece_heat(struct pools *ps, bool on);
+/*
+ * The size of the pieces a pool without any is split into (the piece-size
+ * setting), before pools activate: a pool's heat and its piece map must
+ * agree on it, so it does not change while tierd runs. A pool with pieces
+ * keeps the size they have.
+ */
+void pools_set_piece_size(struct pools *ps, uint64_t bytes);
 uint32_t pool_table_targets_max(const struct pool *p);
 /*
  * The linear targets of the volume's table with every device present: a walk

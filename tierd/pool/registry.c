@@ -136,6 +136,7 @@ int pools_open(struct pools **out, struct state *st, const struct heat_params *h
 		return -ENOMEM;
 	ps->state = st;
 	ps->heat = *heat;
+	ps->piece_bytes = POOL_PIECE_BYTES;
 	r = state_pool_load_all(st, &loaded, &nr);
 	if (r < 0) {
 		free(ps);
@@ -206,6 +207,11 @@ void pools_set_piece_copy(struct pools *ps, enum pool_piece_copy how)
 void pools_set_piece_heat(struct pools *ps, bool on)
 {
 	ps->piece_heat = on;
+}
+
+void pools_set_piece_size(struct pools *ps, uint64_t bytes)
+{
+	ps->piece_bytes = bytes;
 }
 
 void pools_set_table_targets(struct pools *ps, uint32_t max)

@@ -75,11 +75,14 @@ static void pieces_report(const struct pool *p, struct pool_pieces_report *out)
 {
 	const struct piecemap *pm = &p->sp.pieces;
 
+	uint32_t ppe = pool_piece_ppe(p);
+
 	*out = (struct pool_pieces_report){ .containers = pm->nr_containers,
 					    .pieces = pm->nr_pieces };
+	if (ppe)
+		out->piece_bytes = p->sp.meta.extent_size / ppe;
 	if (!pm->nr_containers)
 		return;
-	out->piece_bytes = p->sp.meta.extent_size / pm->pieces_per_extent;
 	for (uint32_t i = 0; i < pm->nr_pieces; i++)
 		out->split_extents += !i || pm->pieces[i].le != pm->pieces[i - 1].le;
 }

@@ -36,13 +36,7 @@ tierd_start --sample-interval 1 --piece-heat
 wait_until 20 "the pool active" test -e $vol
 
 step "random reads all over extents 8-11, hot blocks in extents 5 and 12"
-hot_block() { # EXTENT PIECE COUNT
-	local i
-	for i in $(seq "$3"); do
-		dd if=$vol of=/dev/null bs=4096 count=1 skip=$((($1 * E + $2 * P) / 4096)) \
-			iflag=direct status=none
-	done
-}
+hot_block() { vm_read_4k $vol $(($1 * E + $2 * P)) "$3"; } # EXTENT PIECE COUNT
 pids=()
 hot_block 5 10 150 & pids+=($!)
 hot_block 5 200 150 & pids+=($!)
