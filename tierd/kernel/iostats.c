@@ -66,10 +66,15 @@ static int region_create(const char *name, const char *msg, uint64_t *region_id)
 	return r;
 }
 
-int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
-			uint64_t *region_id)
+/*
+ * Delete tierd's regions on name but the first over [0, size_sectors) with
+ * areas of area_sectors (none for size_sectors 0): 1 and its id in *kept
+ * when there was one, else 0.
+ */
+static int regions_delete_but(const char *name, uint64_t size_sectors, uint64_t area_sectors,
+			      uint64_t *kept)
 {
-	char *list = NULL, *line, *save = NULL, msg[96];
+	char *list = NULL, *line, *save = NULL;
 	int found = 0, r;
 
 	r = dmctl_message(name, 0, "@stats_list " IOSTATS_PROGRAM_ID, &list);
@@ -82,18 +87,35 @@ int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_s
 		if (sscanf(line, "%" SCNu64 ": %" SCNu64 "+%" SCNu64 " %" SCNu64, &id, &start, &len,
 			   &step) != 4)
 			continue;
-		if (!found && start == 0 && len == size_sectors && step == area_sectors) {
-			*region_id = id;
+		if (!found && size_sectors && start == 0 && len == size_sectors &&
+		    step == area_sectors) {
+			*kept = id;
 			found = 1;
 		} else {
 			iostats_region_delete(name, id);
 		}
 	}
 	free(list);
-	if (found)
-		return 0;
+	return found;
+}
+
+int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
+			uint64_t *region_id)
+{
+	char msg[96];
+	int r = regions_delete_but(name, size_sectors, area_sectors, region_id);
+
+	if (r != 0)
+		return r < 0 ? r : 0;
 	snprintf(msg, sizeof(msg), "@stats_create - %" PRIu64 " " IOSTATS_PROGRAM_ID, area_sectors);
 	return region_create(name, msg, region_id);
+}
+
+int iostats_regions_delete(const char *name)
+{
+	int r = regions_delete_but(name, 0, 0, NULL);
+
+	return r < 0 ? r : 0;
 }
 
 int iostats_region_create(const char *name, uint64_t start, uint64_t len, uint64_t area_sectors,

@@ -21,6 +21,8 @@
 int iostats_region_open(const char *name, uint64_t size_sectors, uint64_t area_sectors,
 			uint64_t *region_id);
 int iostats_region_delete(const char *name, uint64_t region_id);
+/* Delete every region of tierd's on dm device name (its heat is off). */
+int iostats_regions_delete(const char *name);
 /*
  * A further region of tierd's over sectors [start, start + len) with areas
  * of area_sectors, beside the one iostats_region_open() keeps: dm-stats

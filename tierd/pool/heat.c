@@ -541,6 +541,16 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
  * other pools allows it, else zones (lib/zone.h); when not even those fit,
  * heat stays off and pool show says why.
  */
+/*
+ * Heat is off: the regions a start before left would go on counting every
+ * I/O, in kernel memory the budget no longer counts.
+ */
+static void pool_heat_off(struct pool *p)
+{
+	log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
+	iostats_regions_delete(p->sp.meta.name);
+}
+
 void pool_heat_start(struct pool *p)
 {
 	uint32_t nr = p->sp.map.nr_logical;
@@ -579,7 +589,7 @@ void pool_heat_start(struct pool *p)
 			   p->zones.zone_extents, size_format(avail, left, sizeof(left)),
 			   size_format(p->heat_limit_bytes, limit, sizeof(limit)),
 			   size_format(used_by_others, others, sizeof(others)));
-		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
+		pool_heat_off(p);
 		goto out;
 	}
 	r = heat_table_resize(&p->heat, nr);
@@ -596,7 +606,7 @@ void pool_heat_start(struct pool *p)
 	if (r < 0) {
 		errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: no dm-stats region: %s",
 			   dmctl_error_text(r));
-		log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
+		pool_heat_off(p);
 		goto out;
 	}
 	pool_guard_start(p);
@@ -607,7 +617,7 @@ void pool_heat_start(struct pool *p)
 		if (r < 0) {
 			pool_heat_stop(p);
 			errbuf_set(p->heat_off, sizeof(p->heat_off), "heat is off: %s", strerror(-r));
-			log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
+			pool_heat_off(p);
 			goto out;
 		}
 		log_pool_info(p->sp.meta.name, "heat in zones of %u extents: %u zones, up to %u"
