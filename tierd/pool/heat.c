@@ -239,6 +239,7 @@ static int pool_zones_start(struct pool *p)
  */
 static void pool_piece_heat_load(struct pool *p)
 {
+	uint32_t before = p->pieces.nr;
 	struct timespec ts;
 	int r;
 
@@ -249,9 +250,9 @@ static void pool_piece_heat_load(struct pool *p)
 	if (r < 0)
 		log_pool_warn(p->sp.meta.name, "the pieces' stored weights not loaded: %s",
 			      state_last_error(p->ps->state));
-	else if (p->pieces.nr)
+	else if (p->pieces.nr > before)
 		log_pool_info(p->sp.meta.name, "the pieces' weights of %u extents loaded",
-			      p->pieces.nr);
+			      p->pieces.nr - before);
 	p->piece_heat_saved = p->pieces.changes;
 	p->piece_heat_saved_map = p->sp.pieces.changes;
 	p->piece_heat_saved_ns = 0;
@@ -517,8 +518,12 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 	if (kept)
 		log_pool_debug(p->sp.meta.name, "heat of pieces: the weights of %u extents kept",
 			       p->pieces.nr);
-	else
-		pool_piece_heat_load(p);
+	/*
+	 * Kept or not, the split extents' stored weights: a smaller cap may
+	 * have evicted some, whose pieces out would else be taken to hold
+	 * their extent's heat until learnt again. Those kept stay as they are.
+	 */
+	pool_piece_heat_load(p);
 	p->heat_reserved_bytes += bytes;
 	if (!windows) {
 		p->piece_areas = nr * ppe;
