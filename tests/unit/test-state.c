@@ -1207,15 +1207,6 @@ static void test_piece_heat(void)
 	CHECK_NEAR(pieceheat_weight(&back, 4, 7), 1, 1e-6);
 	CHECK(pieceheat_weight(&back, 4, 200) == 0);
 	CHECK_NEAR(pieceheat_share(&back, 9, 1), 1, 1e-6);
-	/*
-	 * Loaded again over what is watched (weights kept over a heat restart,
-	 * a split extent among those evicted): the watched keep their own.
-	 */
-	CHECK_OK(pieceheat_forget(&back, 9));
-	CHECK_OK(state_piece_heat_load(st, p.id, &back, 10, &hp, t0));
-	CHECK_UINT(back.nr, 2);
-	CHECK_NEAR(pieceheat_weight(&back, 4, 1), 3, 1e-6);
-	CHECK_NEAR(pieceheat_weight(&back, 9, 1), 1, 1e-6);
 	pieceheat_destroy(&back);
 	/* Extents past the volume and rows of another piece size are left out. */
 	CHECK_OK(pieceheat_init(&back, 256, 16));

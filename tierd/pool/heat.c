@@ -239,7 +239,6 @@ static int pool_zones_start(struct pool *p)
  */
 static void pool_piece_heat_load(struct pool *p)
 {
-	uint32_t before = p->pieces.nr;
 	struct timespec ts;
 	int r;
 
@@ -250,9 +249,9 @@ static void pool_piece_heat_load(struct pool *p)
 	if (r < 0)
 		log_pool_warn(p->sp.meta.name, "the pieces' stored weights not loaded: %s",
 			      state_last_error(p->ps->state));
-	else if (p->pieces.nr > before)
+	else if (p->pieces.nr)
 		log_pool_info(p->sp.meta.name, "the pieces' weights of %u extents loaded",
-			      p->pieces.nr - before);
+			      p->pieces.nr);
 	p->piece_heat_saved = p->pieces.changes;
 	p->piece_heat_saved_map = p->sp.pieces.changes;
 	p->piece_heat_saved_ns = 0;
@@ -518,12 +517,8 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 	if (kept)
 		log_pool_debug(p->sp.meta.name, "heat of pieces: the weights of %u extents kept",
 			       p->pieces.nr);
-	/*
-	 * Kept or not, the split extents' stored weights: a smaller cap may
-	 * have evicted some, whose pieces out would else be taken to hold
-	 * their extent's heat until learnt again. Those kept stay as they are.
-	 */
-	pool_piece_heat_load(p);
+	else
+		pool_piece_heat_load(p);
 	p->heat_reserved_bytes += bytes;
 	if (!windows) {
 		p->piece_areas = nr * ppe;

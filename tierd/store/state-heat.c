@@ -277,7 +277,7 @@ int state_piece_heat_load(struct state *st, int64_t id, struct pieceheat *ph,
 		uint32_t n = 0;
 
 		if (le < 0 || le >= nr_extents || !data || bytes % STATE_PIECE_RECORD ||
-		    bytes / STATE_PIECE_RECORD > (int)ppe || pieceheat_known(ph, (uint32_t)le) > 0)
+		    bytes / STATE_PIECE_RECORD > (int)ppe)
 			continue;
 		for (int j = 0; j < bytes / STATE_PIECE_RECORD; j++) {
 			const uint8_t *rec = data + j * STATE_PIECE_RECORD;

@@ -101,9 +101,7 @@ int state_piece_heat_save(struct state *st, int64_t id, const struct pieceheat *
 /*
  * Add the stored piece weights to ph (pieceheat_add()), each row decayed
  * with params from its time to now_ns; rows of another piece size than
- * ph's, of extents from nr_extents on, or of extents ph knows already
- * (pieceheat_known(): what it holds is newer than what was stored) are
- * left out.
+ * ph's, or of extents from nr_extents on, are left out.
  */
 int state_piece_heat_load(struct state *st, int64_t id, struct pieceheat *ph,
 			  uint32_t nr_extents, const struct heat_params *params, uint64_t now_ns);
