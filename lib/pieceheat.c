@@ -229,11 +229,40 @@ int pieceheat_forget(struct pieceheat *ph, uint32_t le)
 	return 0;
 }
 
-int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_extents)
+static bool pieceheat_in(const uint32_t *keep, uint32_t nr_keep, uint32_t le)
+{
+	uint32_t lo = 0, hi = nr_keep;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (keep[mid] < le)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nr_keep && keep[lo] == le;
+}
+
+/* The coldest extent not in keep, or the coldest of all when every one is. */
+static uint32_t pieceheat_coldest_but(const struct pieceheat *ph, const uint32_t *keep,
+				      uint32_t nr_keep)
+{
+	uint32_t coldest = ph->nr;
+
+	for (uint32_t i = 0; i < ph->nr; i++)
+		if (!pieceheat_in(keep, nr_keep, ph->v[i].le) &&
+		    (coldest == ph->nr || ph->v[i].total < ph->v[coldest].total))
+			coldest = i;
+	return coldest < ph->nr ? coldest : pieceheat_coldest(ph);
+}
+
+int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_extents,
+		     const uint32_t *keep, uint32_t nr_keep)
 {
 	struct pieceheat_extent *v;
 
-	if (!ph || !ph->v || !max_extents)
+	if (!ph || !ph->v || !max_extents || (!keep && nr_keep))
 		return -EINVAL;
 	if (max_extents > ph->max_extents) {
 		v = realloc(ph->v, (size_t)max_extents * sizeof(*v));
@@ -246,7 +275,7 @@ int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_ext
 		ph->changes++;
 	}
 	while (ph->nr > max_extents) {
-		pieceheat_remove_at(ph, pieceheat_coldest(ph));
+		pieceheat_remove_at(ph, pieceheat_coldest_but(ph, keep, nr_keep));
 		ph->changes++;
 	}
 	if (max_extents < ph->max_extents) {

@@ -92,11 +92,14 @@ int pieceheat_forget(struct pieceheat *ph, uint32_t le);
  * Keep what is watched for a volume of nr_extents extents, at most
  * max_extents of them (a heat restart: a resize, a switch between an area
  * per piece of the volume and windows): those at or past nr_extents are
- * forgotten, then the least weight first until max_extents remain.
- * -EINVAL for max_extents 0 or one not initialised; -ENOMEM (growing)
- * leaves it as it was.
+ * forgotten, then the least weight first until max_extents remain, the
+ * extents of keep[0..nr_keep) (ascending: those with pieces out, whose
+ * pieces' heat would else be guessed) only once no other is left.
+ * -EINVAL for max_extents 0, one not initialised or keep NULL with
+ * nr_keep; -ENOMEM (growing) leaves it as it was.
  */
-int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_extents);
+int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_extents,
+		     const uint32_t *keep, uint32_t nr_keep);
 /* Whether le is watched and has any weight. */
 int pieceheat_known(const struct pieceheat *ph, uint32_t le);
 /* Piece idx's share of le's weight, in [0, 1]; 0 when le is not known. */

@@ -309,7 +309,7 @@ static void test_resize(void)
 	}
 	CHECK_UINT(ph.nr, 3);
 	/* Growing keeps everything, and room for more. */
-	CHECK_OK(pieceheat_resize(&ph, 5, 100));
+	CHECK_OK(pieceheat_resize(&ph, 5, 100, NULL, 0));
 	CHECK_UINT(ph.nr, 3);
 	CHECK_UINT(ph.max_extents, 5);
 	memset(a, 0, sizeof(a));
@@ -320,7 +320,7 @@ static void test_resize(void)
 	CHECK_NEAR(pieceheat_weight(&ph, 30, 3), 60, 1e-3);
 	/* A volume of 40 extents and room for 2: 50 goes, then the least weight, 10. */
 	changes = ph.changes;
-	CHECK_OK(pieceheat_resize(&ph, 2, 40));
+	CHECK_OK(pieceheat_resize(&ph, 2, 40, NULL, 0));
 	CHECK_UINT(ph.nr, 2);
 	CHECK_UINT(ph.v[0].le, 20);
 	CHECK_UINT(ph.v[1].le, 30);
@@ -328,10 +328,37 @@ static void test_resize(void)
 	CHECK_INT(pieceheat_known(&ph, 50), 0);
 	CHECK(ph.changes == changes + 2);
 	CHECK_NEAR(pieceheat_weight(&ph, 20, 2), 40, 1e-3);
-	CHECK_INT(pieceheat_resize(&ph, 0, 40), -EINVAL);
-	CHECK_INT(pieceheat_resize(NULL, 2, 40), -EINVAL);
+	/*
+	 * Room for 1, 20 with pieces out: 30 goes although it weighs more
+	 * (20's pieces out would else be taken to hold its heat).
+	 */
+	{
+		static const uint32_t keep[] = { 5, 20, 90 };
+
+		CHECK_OK(pieceheat_resize(&ph, 1, 40, keep, 3));
+		CHECK_UINT(ph.nr, 1);
+		CHECK_UINT(ph.v[0].le, 20);
+		CHECK_INT(pieceheat_resize(&ph, 1, 40, NULL, 1), -EINVAL);
+	}
+	/* 10, 20 and 30 again, 10 and 30 to keep: 20 goes, then the lighter of those, 10. */
+	{
+		static const uint32_t keep[] = { 10, 30 };
+
+		CHECK_OK(pieceheat_resize(&ph, 3, 40, NULL, 0));
+		for (uint32_t le = 10; le <= 30; le += 20) {
+			memset(a, 0, sizeof(a));
+			reads(a, le / 10, le * 2);
+			CHECK_OK(pieceheat_apply(&ph, &params, le, a));
+		}
+		CHECK_UINT(ph.nr, 3);
+		CHECK_OK(pieceheat_resize(&ph, 1, 40, keep, 2));
+		CHECK_UINT(ph.nr, 1);
+		CHECK_UINT(ph.v[0].le, 30);
+	}
+	CHECK_INT(pieceheat_resize(&ph, 0, 40, NULL, 0), -EINVAL);
+	CHECK_INT(pieceheat_resize(NULL, 2, 40, NULL, 0), -EINVAL);
 	pieceheat_destroy(&ph);
-	CHECK_INT(pieceheat_resize(&ph, 2, 40), -EINVAL);
+	CHECK_INT(pieceheat_resize(&ph, 2, 40, NULL, 0), -EINVAL);
 }
 
 int main(void)

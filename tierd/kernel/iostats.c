@@ -69,7 +69,7 @@ static int region_create(const char *name, const char *msg, uint64_t *region_id)
 /*
  * Delete tierd's regions on name but the first over [0, size_sectors) with
  * areas of area_sectors (none for size_sectors 0): 1 and its id in *kept
- * when there was one, else 0.
+ * when there was one, else 0; -errno when they cannot be listed.
  */
 static int regions_delete_but(const char *name, uint64_t size_sectors, uint64_t area_sectors,
 			      uint64_t *kept)

@@ -257,6 +257,22 @@ static void pool_piece_heat_load(struct pool *p)
 	p->piece_heat_saved_ns = 0;
 }
 
+/* The extents with pieces out, ascending, each once (*n of them); NULL: no memory. */
+static uint32_t *pool_split_extents(const struct pool *p, uint32_t *n)
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint32_t *les = malloc(((size_t)pm->nr_pieces + 1) * sizeof(*les));
+
+	*n = 0;
+	if (!les)
+		return NULL;
+	/* The pieces are by extent: each split extent once. */
+	for (uint32_t i = 0; i < pm->nr_pieces; i++)
+		if (!*n || les[*n - 1] != pm->pieces[i].le)
+			les[(*n)++] = pm->pieces[i].le;
+	return les;
+}
+
 /*
  * Store the weights of the extents with pieces out: a record per piece with
  * weight, for the split extents only, so the cost follows the pieces out,
@@ -268,7 +284,7 @@ static int pool_piece_heat_save(struct pool *p, int all)
 {
 	const struct piecemap *pm = &p->sp.pieces;
 	uint64_t now = p->pieces.last_sample_ns;
-	uint32_t *les, n = 0;
+	uint32_t *les, n;
 	int r;
 
 	if (!p->pieces.v || !now || p->pieces.changes == p->piece_heat_saved)
@@ -276,13 +292,9 @@ static int pool_piece_heat_save(struct pool *p, int all)
 	if (!all && pm->changes == p->piece_heat_saved_map &&
 	    now < p->piece_heat_saved_ns + POOL_PIECE_HEAT_SAVE_S * 1000000000ull)
 		return 0;
-	les = malloc(((size_t)pm->nr_pieces + 1) * sizeof(*les));
+	les = pool_split_extents(p, &n);
 	if (!les)
 		return -ENOMEM;
-	/* The pieces are by extent: each split extent once. */
-	for (uint32_t i = 0; i < pm->nr_pieces; i++)
-		if (!n || les[n - 1] != pm->pieces[i].le)
-			les[n++] = pm->pieces[i].le;
 	r = state_piece_heat_save(p->ps->state, p->sp.id, &p->pieces, les, n,
 				  p->pieces.last_sample_ns);
 	free(les);
@@ -298,7 +310,10 @@ uint32_t pool_piece_ppe(const struct pool *p)
 {
 	uint64_t es = p->sp.meta.extent_size, bytes = p->ps->piece_bytes;
 
-	/* Pieces out, and the heat that placed them, fix the size until they are all home. */
+	/*
+	 * A piece map, and the heat that placed its pieces, fix the size while
+	 * tierd runs (the map keeps it when its last container goes).
+	 */
 	if (p->sp.pieces.pieces_per_extent)
 		return p->sp.pieces.pieces_per_extent;
 	if (p->pieces.v)
@@ -439,7 +454,9 @@ out:
 static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *learnt)
 {
 	uint64_t es = pool_extent_sectors(p), ps, bytes, left, watched;
-	uint32_t nr = p->sp.map.nr_logical, ppe = pool_piece_ppe(p), windows = 0, max;
+	uint32_t nr = p->sp.map.nr_logical, ppe = pool_piece_ppe(p), windows = 0, max, nr_split = 0;
+	uint32_t *split = NULL;
+	bool keep = learnt->v && learnt->pieces_per_extent == ppe;
 	char need[SIZE_FORMAT_MAX], have[SIZE_FORMAT_MAX], piece[SIZE_FORMAT_MAX];
 	bool kept = false;
 	int r;
@@ -469,8 +486,9 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 		if (!windows) {
 			log_pool_info(p->sp.meta.name, "no heat of pieces: an area per %s of one"
 				      " extent needs %s of kernel memory, the heat budget leaves %s",
-				      piece, size_format((uint64_t)ppe * iostats_kernel_bytes_per_area(), need,
-						  sizeof(need)),
+				      piece,
+				      size_format((uint64_t)ppe * iostats_kernel_bytes_per_area(),
+						  need, sizeof(need)),
 				      size_format(left, have, sizeof(have)));
 			return;
 		}
@@ -480,10 +498,15 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 	if (watched < POOL_PIECE_WINDOWS)
 		watched = POOL_PIECE_WINDOWS;
 	max = windows && nr > watched ? (uint32_t)watched : nr;
-	if (!p->piece_sample) {
+	/*
+	 * Kept weights are held to the new cap keeping the split extents':
+	 * their stored weights (older) could not take a place back.
+	 */
+	if (keep)
+		split = pool_split_extents(p, &nr_split);
+	if (!p->piece_sample || (keep && !split)) {
 		r = -ENOMEM;
-	} else if (learnt->v && learnt->pieces_per_extent == ppe &&
-		   pieceheat_resize(learnt, max, nr) == 0) {
+	} else if (keep && pieceheat_resize(learnt, max, nr, split, nr_split) == 0) {
 		p->pieces = *learnt;
 		memset(learnt, 0, sizeof(*learnt));
 		kept = true;
@@ -491,6 +514,7 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 	} else {
 		r = pieceheat_init(&p->pieces, ppe, max);
 	}
+	free(split);
 	if (r == 0 && windows) {
 		r = piecewatch_init(&p->piece_watch, windows, POOL_PIECE_WINDOW_DWELL,
 				    POOL_PIECE_RECENT);
@@ -536,20 +560,26 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 }
 
 /*
- * (Re)create the volume's regions after activation or a resize; heat follows
- * the volume's extents. An area per extent when the budget left by the
- * other pools allows it, else zones (lib/zone.h); when not even those fit,
- * heat stays off and pool show says why.
- */
-/*
  * Heat is off: the regions a start before left would go on counting every
  * I/O, in kernel memory the budget no longer counts.
  */
 static void pool_heat_off(struct pool *p)
 {
+	int r;
+
 	log_pool_warn(p->sp.meta.name, "%s", p->heat_off);
-	iostats_regions_delete(p->sp.meta.name);
+	r = iostats_regions_delete(p->sp.meta.name);
+	if (r < 0)
+		log_pool_warn(p->sp.meta.name, "its dm-stats regions are left in the kernel: %s",
+			      dmctl_error_text(r));
 }
+
+/*
+ * (Re)create the volume's regions after activation or a resize; heat follows
+ * the volume's extents. An area per extent when the budget left by the
+ * other pools allows it, else zones (lib/zone.h); when not even those fit,
+ * heat stays off and pool show says why.
+ */
 
 void pool_heat_start(struct pool *p)
 {

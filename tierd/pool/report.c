@@ -74,7 +74,6 @@ static uint32_t pool_split_lost(const struct pool *p)
 static void pieces_report(const struct pool *p, struct pool_pieces_report *out)
 {
 	const struct piecemap *pm = &p->sp.pieces;
-
 	uint32_t ppe = pool_piece_ppe(p);
 
 	*out = (struct pool_pieces_report){ .containers = pm->nr_containers,
