@@ -229,19 +229,16 @@ int pieceheat_forget(struct pieceheat *ph, uint32_t le)
 	return 0;
 }
 
+static int pieceheat_cmp_le(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static bool pieceheat_in(const uint32_t *keep, uint32_t nr_keep, uint32_t le)
 {
-	uint32_t lo = 0, hi = nr_keep;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (keep[mid] < le)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < nr_keep && keep[lo] == le;
+	return nr_keep && bsearch(&le, keep, nr_keep, sizeof(*keep), pieceheat_cmp_le);
 }
 
 /* The coldest extent not in keep, or the coldest of all when every one is. */
