@@ -1,41 +1,110 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * state-pieces: a pool's piece containers and pieces out
- * (schema/007-pieces.sql), written whole and loaded, as a version 2
- * metadata slot carries them.
+ * (schema/007-pieces.sql), as a version 2 metadata slot carries them:
+ * written by their differences from the rows stored, and loaded.
  */
 #include "state.h"
 
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "state-internal.h"
 
-int state_pieces_write(struct state *st, const struct state_pool *p)
+/* The rows of pool id, or NULL; a new entry, not known, when add and there is none. */
+static struct state_piece_rows *rows_of(struct state *st, int64_t id, bool add)
+{
+	struct state_piece_rows *grown;
+
+	for (size_t i = 0; i < st->nr_piece_rows; i++)
+		if (st->piece_rows[i].pool_id == id)
+			return &st->piece_rows[i];
+	if (!add)
+		return NULL;
+	grown = realloc(st->piece_rows, (st->nr_piece_rows + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	st->piece_rows = grown;
+	grown = &st->piece_rows[st->nr_piece_rows++];
+	*grown = (struct state_piece_rows){ .pool_id = id };
+	return grown;
+}
+
+static void rows_free(struct state_piece_rows *rows)
+{
+	free(rows->pieces);
+	free(rows->containers);
+	*rows = (struct state_piece_rows){ 0 };
+}
+
+/* rows := what p's pieces store as; keeps the buffers it can. */
+static int rows_copy(struct state_piece_rows *rows, const struct state_pool *p)
+{
+	const struct piecemap *pm = &p->pieces;
+
+	if (pm->nr_pieces > rows->pieces_cap) {
+		struct piecemap_piece *v = realloc(rows->pieces, pm->nr_pieces * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rows->pieces = v;
+		rows->pieces_cap = pm->nr_pieces;
+	}
+	if (pm->nr_containers > rows->containers_cap) {
+		struct state_container_row *v = realloc(rows->containers,
+							pm->nr_containers * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rows->containers = v;
+		rows->containers_cap = pm->nr_containers;
+	}
+	rows->pool_id = p->id;
+	rows->pieces_per_extent = pm->nr_containers ? pm->pieces_per_extent : 0;
+	if (pm->nr_pieces)
+		memcpy(rows->pieces, pm->pieces, pm->nr_pieces * sizeof(*rows->pieces));
+	rows->nr_pieces = pm->nr_pieces;
+	for (uint32_t i = 0; i < pm->nr_containers; i++)
+		rows->containers[i] = (struct state_container_row){ pm->containers[i].dev,
+								    pm->containers[i].pe };
+	rows->nr_containers = pm->nr_containers;
+	return 0;
+}
+
+static int step_ids(struct state *st, sqlite3_stmt *stmt, int64_t id, const int64_t *v, int n)
+{
+	sqlite3_bind_int64(stmt, 1, id);
+	for (int i = 0; i < n; i++)
+		sqlite3_bind_int64(stmt, i + 2, v[i]);
+	return state_step_done(st, stmt);
+}
+
+/* Every row of the pool's, written again: its rows are not known, or its piece size changed. */
+static int pieces_write_all(struct state *st, const struct state_pool *p)
 {
 	const struct piecemap *pm = &p->pieces;
 	sqlite3_stmt *stmt = NULL;
 	int r;
 
-	r = state_prepare(st, "UPDATE pool SET pieces_per_extent = ?1 WHERE id = ?2", &stmt);
-	if (r == 0) {
-		sqlite3_bind_int64(stmt, 1, pm->nr_containers ? pm->pieces_per_extent : 0);
-		sqlite3_bind_int64(stmt, 2, p->id);
-		r = state_step_done(st, stmt);
-	}
+	r = state_exec_id(st, "DELETE FROM piece WHERE pool_id = ?1", p->id);
+	if (r == 0)
+		r = state_exec_id(st, "DELETE FROM piece_container WHERE pool_id = ?1", p->id);
+	if (r == 0)
+		r = state_prepare(st, "UPDATE pool SET pieces_per_extent = ?2 WHERE id = ?1", &stmt);
+	if (r == 0)
+		r = step_ids(st, stmt, p->id,
+			     (int64_t[]){ pm->nr_containers ? pm->pieces_per_extent : 0 }, 1);
 	sqlite3_finalize(stmt);
 	stmt = NULL;
 	if (r == 0 && pm->nr_containers)
 		r = state_prepare(st, "INSERT INTO piece_container (pool_id, idx, dev, pe)"
 				  " VALUES (?1, ?2, ?3, ?4)", &stmt);
-	for (uint32_t i = 0; r == 0 && i < pm->nr_containers; i++) {
-		sqlite3_bind_int64(stmt, 1, p->id);
-		sqlite3_bind_int64(stmt, 2, i);
-		sqlite3_bind_int64(stmt, 3, pm->containers[i].dev);
-		sqlite3_bind_int64(stmt, 4, pm->containers[i].pe);
-		r = state_step_done(st, stmt);
-	}
+	for (uint32_t i = 0; r == 0 && i < pm->nr_containers; i++)
+		r = step_ids(st, stmt, p->id,
+			     (int64_t[]){ i, pm->containers[i].dev, pm->containers[i].pe }, 3);
 	sqlite3_finalize(stmt);
 	stmt = NULL;
 	if (r == 0 && pm->nr_pieces)
@@ -44,22 +113,143 @@ int state_pieces_write(struct state *st, const struct state_pool *p)
 	for (uint32_t i = 0; r == 0 && i < pm->nr_pieces; i++) {
 		const struct piecemap_piece *pc = &pm->pieces[i];
 
-		sqlite3_bind_int64(stmt, 1, p->id);
-		sqlite3_bind_int64(stmt, 2, pc->le);
-		sqlite3_bind_int64(stmt, 3, pc->idx);
-		sqlite3_bind_int64(stmt, 4, pc->container);
-		sqlite3_bind_int64(stmt, 5, pc->slot);
-		r = state_step_done(st, stmt);
+		r = step_ids(st, stmt, p->id, (int64_t[]){ pc->le, pc->idx, pc->container, pc->slot },
+			     4);
 	}
 	sqlite3_finalize(stmt);
 	return r;
 }
 
-int state_pieces_delete(struct state *st, int64_t id)
+static int piece_cmp(const struct piecemap_piece *a, const struct piecemap_piece *b)
 {
-	int r = state_exec_id(st, "DELETE FROM piece WHERE pool_id = ?1", id);
+	if (a->le != b->le)
+		return a->le < b->le ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
 
-	return r ? r : state_exec_id(st, "DELETE FROM piece_container WHERE pool_id = ?1", id);
+/*
+ * The rows that differ from the stored ones (same piece size): containers
+ * appended, or all of them when one changed its place (a container dropped
+ * renumbers those after it); pieces gone home, and pieces placed anew, by
+ * one walk over both sorted lists.
+ */
+static int pieces_write_changes(struct state *st, const struct state_pool *p,
+				const struct state_piece_rows *old)
+{
+	const struct piecemap *pm = &p->pieces;
+	sqlite3_stmt *del = NULL, *put = NULL;
+	uint32_t i = 0, j = 0, same = 0;
+	int r = 0;
+
+	while (same < old->nr_containers && same < pm->nr_containers &&
+	       old->containers[same].dev == pm->containers[same].dev &&
+	       old->containers[same].pe == pm->containers[same].pe)
+		same++;
+	if (same < old->nr_containers) {
+		r = state_exec_id(st, "DELETE FROM piece_container WHERE pool_id = ?1", p->id);
+		same = 0;
+	}
+	if (r == 0 && same < pm->nr_containers)
+		r = state_prepare(st, "INSERT INTO piece_container (pool_id, idx, dev, pe)"
+				  " VALUES (?1, ?2, ?3, ?4)", &put);
+	for (uint32_t c = same; r == 0 && c < pm->nr_containers; c++)
+		r = step_ids(st, put, p->id,
+			     (int64_t[]){ c, pm->containers[c].dev, pm->containers[c].pe }, 3);
+	sqlite3_finalize(put);
+	put = NULL;
+	if (r == 0)
+		r = state_prepare(st, "DELETE FROM piece WHERE pool_id = ?1 AND le = ?2 AND idx = ?3",
+				  &del);
+	if (r == 0)
+		r = state_prepare(st, "INSERT OR REPLACE INTO piece (pool_id, le, idx, container,"
+				  " slot) VALUES (?1, ?2, ?3, ?4, ?5)", &put);
+	while (r == 0 && (i < old->nr_pieces || j < pm->nr_pieces)) {
+		const struct piecemap_piece *a = i < old->nr_pieces ? &old->pieces[i] : NULL;
+		const struct piecemap_piece *b = j < pm->nr_pieces ? &pm->pieces[j] : NULL;
+		int cmp = !a ? 1 : !b ? -1 : piece_cmp(a, b);
+
+		if (cmp < 0) {
+			r = step_ids(st, del, p->id, (int64_t[]){ a->le, a->idx }, 2);
+			i++;
+			continue;
+		}
+		if (cmp > 0 || a->container != b->container || a->slot != b->slot)
+			r = step_ids(st, put, p->id,
+				     (int64_t[]){ b->le, b->idx, b->container, b->slot }, 4);
+		i += cmp == 0;
+		j++;
+	}
+	sqlite3_finalize(del);
+	sqlite3_finalize(put);
+	return r;
+}
+
+int state_pieces_save(struct state *st, const struct state_pool *p)
+{
+	const struct piecemap *pm = &p->pieces;
+	uint32_t ppe = pm->nr_containers ? pm->pieces_per_extent : 0;
+	const struct state_piece_rows *old;
+	int r;
+
+	/* Room for the rows to be known at the commit, which must not allocate. */
+	if (!rows_of(st, p->id, true))
+		return -ENOMEM;
+	r = rows_copy(&st->pending, p);
+	if (r < 0)
+		return r;
+	old = rows_of(st, p->id, false);
+	r = old->known && old->pieces_per_extent == ppe ? pieces_write_changes(st, p, old) :
+							  pieces_write_all(st, p);
+	st->has_pending = r == 0;
+	return r;
+}
+
+void state_pieces_end(struct state *st, bool committed)
+{
+	struct state_piece_rows *rows, kept;
+
+	if (!st->has_pending)
+		return;
+	st->has_pending = false;
+	rows = rows_of(st, st->pending.pool_id, false);
+	if (!committed || !rows)
+		return;
+	/* Swapped, not copied: the old rows' buffers serve the next transaction's. */
+	kept = *rows;
+	*rows = st->pending;
+	rows->known = true;
+	st->pending = kept;
+}
+
+void state_pieces_forget(struct state *st, int64_t id)
+{
+	struct state_piece_rows *rows = rows_of(st, id, false);
+
+	if (rows)
+		rows->known = false;
+}
+
+int state_pieces_loaded(struct state *st, const struct state_pool *p)
+{
+	struct state_piece_rows *rows = rows_of(st, p->id, true);
+	int r;
+
+	if (!rows)
+		return -ENOMEM;
+	r = rows_copy(rows, p);
+	rows->known = r == 0;
+	return r;
+}
+
+void state_pieces_free(struct state *st)
+{
+	for (size_t i = 0; i < st->nr_piece_rows; i++)
+		rows_free(&st->piece_rows[i]);
+	free(st->piece_rows);
+	st->piece_rows = NULL;
+	st->nr_piece_rows = 0;
+	rows_free(&st->pending);
+	st->has_pending = false;
 }
 
 static int pieces_invalid(struct state *st, const struct state_pool *p, const char *what)

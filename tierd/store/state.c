@@ -192,6 +192,7 @@ void state_close(struct state *st)
 		return;
 	state_staged_abort(st);
 	sqlite3_close(st->db);
+	state_pieces_free(st);
 	free(st);
 }
 
@@ -250,7 +251,7 @@ static int state_write_pool(struct state *st, const struct state_pool *p)
 	}
 	r = state_map_write(st, p);
 	if (r == 0)
-		r = state_pieces_write(st, p);
+		r = state_pieces_save(st, p);
 out:
 	sqlite3_finalize(dev);
 	return r;
@@ -274,6 +275,7 @@ int state_commit_or_rollback(struct state *st, int r)
 {
 	if (r == 0)
 		r = state_exec(st, "COMMIT");
+	state_pieces_end(st, r == 0);
 	if (r < 0) {
 		char why[sizeof(st->error)];
 
@@ -330,8 +332,6 @@ static int state_pool_write_all(struct state *st, const struct state_pool *p)
 	if (r == 0)
 		r = state_exec_id(st, "DELETE FROM extent_run WHERE pool_id = ?1", p->id);
 	if (r == 0)
-		r = state_pieces_delete(st, p->id);
-	if (r == 0)
 		r = state_exec_id(st, "DELETE FROM device WHERE pool_id = ?1", p->id);
 	if (r == 0)
 		r = state_write_pool(st, p);
@@ -356,11 +356,9 @@ static int state_pool_write_extents(struct state *st, const struct state_pool *p
 	stmt = NULL;
 	if (r == 0)
 		r = state_map_save_les(st, p, les, nr);
-	/* Tens of thousands of rows at most, and only in a commit that moved pieces. */
+	/* Only in a commit that moved pieces: the rows of those pieces. */
 	if (r == 0 && p->pieces.changes != p->pieces_saved)
-		r = state_pieces_delete(st, p->id);
-	if (r == 0 && p->pieces.changes != p->pieces_saved)
-		r = state_pieces_write(st, p);
+		r = state_pieces_save(st, p);
 	/* A pool moves one batch at a time: the pieces it committed are all its intents. */
 	if (r == 0 && p->pieces.changes != p->pieces_saved)
 		r = state_exec_id(st, "DELETE FROM piece_migration WHERE pool_id = ?1", p->id);
@@ -436,6 +434,7 @@ void state_staged_abort(struct state *st)
 	sqlite3_finalize(st->staged_generation);
 	st->staged_generation = NULL;
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	state_pieces_end(st, false);
 }
 
 static int state_update_pool_int(struct state *st, const char *sql, int64_t id, int64_t value)
@@ -460,6 +459,8 @@ int state_pool_set_want_active(struct state *st, int64_t id, int want_active)
 
 int state_pool_delete(struct state *st, int64_t id)
 {
+	/* Forgotten even if the delete fails: whether it removed the rows is unknown. */
+	state_pieces_forget(st, id);
 	return state_exec_id(st, "DELETE FROM pool WHERE id = ?1", id);
 }
 
@@ -578,6 +579,8 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 		if (r < 0)
 			goto fail;
 		r = state_pieces_load(st, p, sqlite3_column_int64(stmt, 9));
+		if (r == 0)
+			r = state_pieces_loaded(st, p);
 		if (r < 0)
 			goto fail;
 		p->pieces_saved = p->pieces.changes;
@@ -593,6 +596,8 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 fail:
 	sqlite3_finalize(stmt);
 	for (size_t i = 0; i < nr; i++) {
+		/* Rows that do not load may not be what the state wrote: written whole next. */
+		state_pieces_forget(st, pools[i]->id);
 		state_pool_destroy(pools[i]);
 		free(pools[i]);
 	}
