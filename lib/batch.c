@@ -96,6 +96,16 @@ size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_wai
 	return left;
 }
 
+uint64_t batch_held_target(uint64_t stall_ns, uint64_t copy_ns, uint64_t floor_ns,
+			   unsigned share)
+{
+	uint64_t rest = stall_ns > copy_ns ? stall_ns - copy_ns : 0;
+
+	if (!share || rest / share <= floor_ns)
+		return floor_ns;
+	return rest / share;
+}
+
 size_t batch_held_pieces(size_t cur, size_t copied, uint64_t copy_ns, uint64_t target_ns,
 			 size_t lo, size_t hi)
 {

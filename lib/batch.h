@@ -103,5 +103,16 @@ size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_wai
  */
 size_t batch_held_pieces(size_t cur, size_t copied, uint64_t copy_ns, uint64_t target_ns,
 			 size_t lo, size_t hi);
+/*
+ * The copy time batch_held_pieces aims at, from the last held batch: a
+ * stall is its copy plus a part that does not depend on how many pieces
+ * it holds (the suspend, the commit, the resume that swaps the table,
+ * which grows with the pieces out). The copy may take floor_ns, or 1/share
+ * of that part where it is longer: I/O is held at most 1/share longer per
+ * stall, for many more pieces per stall, and so for less in all. stall_ns
+ * below copy_ns (not measured) gives floor_ns.
+ */
+uint64_t batch_held_target(uint64_t stall_ns, uint64_t copy_ns, uint64_t floor_ns,
+			   unsigned share);
 
 #endif

@@ -491,6 +491,30 @@ static void test_held_pieces(void)
 	CHECK_UINT(batch_held_pieces(8, 8, 0, 20 * ms, 4, 64), 16);
 }
 
+/*
+ * The copy's target: 20 ms where the rest of the stall is short (no disk
+ * latency), a quarter of that rest where it is long (a commit to slow
+ * disks, the resume of a table with thousands of pieces out).
+ */
+static void test_held_target(void)
+{
+	const uint64_t ms = 1000000;
+
+	CHECK_UINT(batch_held_target(30 * ms, 10 * ms, 20 * ms, 4), 20 * ms);
+	CHECK_UINT(batch_held_target(94 * ms, 14 * ms, 20 * ms, 4), 20 * ms);
+	CHECK_UINT(batch_held_target(190 * ms, 14 * ms, 20 * ms, 4), 44 * ms);
+	/* Not measured (a copy timed longer than the stall) or no share: the floor. */
+	CHECK_UINT(batch_held_target(0, 14 * ms, 20 * ms, 4), 20 * ms);
+	CHECK_UINT(batch_held_target(190 * ms, 14 * ms, 20 * ms, 0), 20 * ms);
+	/* At 190 ms of stall, 64 pieces in 14 ms: the next batch may double, then reach 201. */
+	CHECK_UINT(batch_held_pieces(64, 64, 14 * ms,
+				     batch_held_target(190 * ms, 14 * ms, 20 * ms, 4), 4, 256),
+		   128);
+	CHECK_UINT(batch_held_pieces(128, 128, 28 * ms,
+				     batch_held_target(204 * ms, 28 * ms, 20 * ms, 4), 4, 256),
+		   201);
+}
+
 int main(void)
 {
 	test_plain();
@@ -501,6 +525,7 @@ int main(void)
 	test_first_waiting();
 	test_nothing_fits();
 	test_held_pieces();
+	test_held_target();
 	test_table_budget();
 	test_table_budget_random();
 	return 0;

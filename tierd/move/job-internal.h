@@ -75,7 +75,7 @@ struct pool_job {
 	struct devload_sample load;
 	int load_ok;
 	uint64_t next_batch_ns; /* rate cap: no batch starts before */
-	struct migrate_item items[JOB_PIECE_BATCH]; /* extents use the first JOB_BATCH */
+	struct migrate_item items[JOB_HELD_PIECES_MAX]; /* extents use the first JOB_BATCH */
 	size_t nr_items;
 	struct migrate_batch *batch;
 	/* Without a volume (pool inactive) tierd copies itself, with io_uring. */

@@ -94,6 +94,16 @@ static uint64_t job_item_bytes(const struct pool_job *job)
 	return job->piece_job ? job->piece_bytes : job->p->sp.meta.extent_size;
 }
 
+/* The most pieces a held copy of the job's takes: JOB_HELD_PIECES_MAX, or JOB_HELD_BYTES_MAX of them. */
+static size_t job_held_pieces_max(const struct pool_job *job)
+{
+	uint64_t piece = job_item_bytes(job), fit = JOB_HELD_BYTES_MAX / (piece ? piece : 1);
+
+	if (fit < JOB_HELD_PIECES_MIN)
+		return JOB_HELD_PIECES_MIN;
+	return fit < JOB_HELD_PIECES_MAX ? (size_t)fit : JOB_HELD_PIECES_MAX;
+}
+
 static void job_fill_report(const struct pool_job *job, struct job_report *out)
 {
 	const struct pool *p = job->p;
@@ -235,7 +245,8 @@ static void job_finish(struct pool_job *job, int r, const char *err)
 
 static void job_next(struct pool_job *job);
 
-_Static_assert(JOB_PIECE_BATCH <= MIGRATE_BATCH_MAX, "a batch of pieces is one migration batch");
+_Static_assert(JOB_PIECE_BATCH <= JOB_HELD_PIECES_MAX && JOB_HELD_PIECES_MAX <= MIGRATE_BATCH_MAX,
+	       "a batch of pieces is one migration batch");
 
 static void job_wait(struct pool_job *job, const char *why, double seconds)
 {
@@ -315,7 +326,7 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 {
 	struct pool_job *job = ctx;
 	uint64_t bytes = (uint64_t)job->nr_items * job_item_bytes(job);
-	uint64_t copy_ns;
+	uint64_t copy_ns, stall_ns;
 	size_t copied;
 
 	/*
@@ -325,12 +336,14 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 	 * pieces (a RAID6 read-modify-write): a smaller batch would not hold
 	 * I/O for less, so copies home are neither timed nor sized.
 	 */
-	if (job->piece_to_ssd && migrate_batch_held_copy(b, &copied, &copy_ns)) {
+	if (job->piece_to_ssd && migrate_batch_held_copy(b, &copied, &copy_ns, &stall_ns)) {
 		size_t cur = job->p->held_pieces ? job->p->held_pieces : JOB_PIECE_BATCH;
+		uint64_t target = batch_held_target(stall_ns, copy_ns, JOB_HELD_COPY_TARGET_NS,
+						    JOB_HELD_COPY_SHARE);
 
-		job->p->held_pieces = (uint32_t)batch_held_pieces(cur, copied, copy_ns,
-								  JOB_HELD_COPY_TARGET_NS,
-								  JOB_HELD_PIECES_MIN, JOB_PIECE_BATCH);
+		job->p->held_pieces = (uint32_t)batch_held_pieces(cur, copied, copy_ns, target,
+								  JOB_HELD_PIECES_MIN,
+								  job_held_pieces_max(job));
 	}
 	job->batch = NULL;
 	job_account(job, r, err);
@@ -424,7 +437,7 @@ static void job_record_piece_intents(struct pool_job *job)
 {
 	struct pool *p = job->p;
 	const struct piecemap *pm = &p->sp.pieces;
-	struct state_piece_intent v[JOB_PIECE_BATCH];
+	struct state_piece_intent v[JOB_HELD_PIECES_MAX];
 
 	for (size_t i = 0; i < job->nr_items; i++) {
 		const struct migrate_item *it = &job->items[i];
@@ -667,9 +680,14 @@ static void job_next(struct pool_job *job)
 	if (job->piece_job) {
 		size_t pieces = max * JOB_PIECES_PER_EXTENT;
 
-		/* Sized for a held copy; mirrors left by a failed batch make it a mirror batch. */
+		/*
+		 * Sized for a held copy, up to JOB_HELD_PIECES_MAX when the job
+		 * may take a whole batch; mirrors left by a failed batch make
+		 * it a mirror batch, of JOB_PIECE_BATCH at most.
+		 */
 		if (job->piece_to_ssd && pool_piece_copy(p) == POOL_PIECE_COPY_HELD &&
-		    !p->leftover && p->held_pieces && p->held_pieces < pieces)
+		    !p->leftover && p->held_pieces &&
+		    (p->held_pieces < pieces || max == JOB_BATCH))
 			pieces = p->held_pieces;
 		job_pieces_next(job, pieces);
 		return;

@@ -172,11 +172,17 @@ int job_abort(struct pool *p, job_watch_fn fn, void *ctx);
 /*
  * A held copy of pieces (piece-copy held) holds the volume's I/O for the
  * copy: batches to the SSD tier take as many pieces as the devices copied
- * in this time last, at least JOB_HELD_PIECES_MIN (docs/migration.md,
- * "Held copies of pieces").
+ * in this time last, or in a quarter of the rest of the last stall where
+ * that is longer (batch_held_target), at least JOB_HELD_PIECES_MIN and at
+ * most JOB_HELD_PIECES_MAX pieces or JOB_HELD_BYTES_MAX bytes of them
+ * (docs/migration.md, "Held copies of pieces"). The bytes bound the
+ * copy's registered buffers: 4 MiB, 64 pieces of 64 KiB.
  */
 #define JOB_HELD_COPY_TARGET_NS (20ull * 1000 * 1000)
+#define JOB_HELD_COPY_SHARE 4
 #define JOB_HELD_PIECES_MIN 4
+#define JOB_HELD_PIECES_MAX 256
+#define JOB_HELD_BYTES_MAX (4u << 20)
 
 struct job_report_move {
 	uint32_t le;
@@ -200,7 +206,7 @@ struct job_report {
 	/* Why no batch runs now: "" (one does or will), "paused", "rate", "busy", "idle". */
 	const char *waiting;
 	size_t nr_batch;          /* the batch in flight */
-	struct job_report_move batch[JOB_PIECE_BATCH];
+	struct job_report_move batch[JOB_HELD_PIECES_MAX];
 	uint64_t batch_regions_copied, batch_regions;
 };
 

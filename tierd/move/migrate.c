@@ -1252,11 +1252,13 @@ void migrate_batch_progress(const struct migrate_batch *b, uint64_t *copied, uin
 	*total = b->total;
 }
 
-bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns)
+bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns,
+			     uint64_t *stall_ns)
 {
 	if (!b->held || b->copied < b->total)
 		return false;
 	*copied = (size_t)b->copied;
 	*copy_ns = b->timing.copy_ns;
+	*stall_ns = b->timing.stall_ns;
 	return true;
 }

@@ -40,15 +40,18 @@ typedef void (*migrate_done_fn)(struct migrate_batch *b, int r, const char *err,
  * Start moving items (up to MIGRATE_BATCH_MAX) of p's volume; the caller
  * keeps items alive until done is called. Every destination is released
  * again unless its extent moved there. Returns -errno (err set) if the batch
- * could not start; done is then not called.
+ * could not start; done is then not called. Only held copies of pieces
+ * take that many (job.h): a batch of mirrors takes 64 at most.
  */
-#define MIGRATE_BATCH_MAX 64
+#define MIGRATE_BATCH_MAX 256
 /*
  * Whether b copied its pieces while the volume was suspended (a held
- * copy), every one of them; then how many, and in how long. For done
+ * copy), every one of them; then how many, in how long, and how long the
+ * volume's I/O was held in all (the stall, copy included). For done
  * callbacks.
  */
-bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns);
+bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns,
+			     uint64_t *stall_ns);
 int migrate_batch_start(struct ev_loop *loop, struct pool *p, struct migrate_item *items,
 			size_t nr, migrate_done_fn done, void *ctx, struct migrate_batch **out,
 			char *err, size_t err_len);
