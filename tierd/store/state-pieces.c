@@ -191,6 +191,15 @@ int state_pieces_save(struct state *st, const struct state_pool *p)
 	const struct state_piece_rows *old;
 	int r;
 
+	/*
+	 * A second save in one transaction (none does so now): the rows known
+	 * are not what the transaction holds, so neither pool's are known.
+	 */
+	if (st->has_pending) {
+		state_pieces_forget(st, st->pending.pool_id);
+		state_pieces_forget(st, p->id);
+		st->has_pending = false;
+	}
 	/* Room for the rows to be known at the commit, which must not allocate. */
 	if (!rows_of(st, p->id, true))
 		return -ENOMEM;
