@@ -1051,13 +1051,18 @@ static void test_pieces_changed_rows(void)
 	/* A stage rolled back: the next save still knows what the rows are. */
 	p.pieces_saved = p.pieces.changes;
 	CHECK_OK(piecemap_return(&p.pieces, 12, 0));
-	CHECK_OK(state_pool_stage(st, &p, NULL, 0));
+	CHECK_OK(state_pool_stage(st, &p, (uint32_t[]){ 12 }, 1));
 	state_staged_abort(st);
 	CHECK_INT(piece_rows_written(db), 0);
 	CHECK_OK(piecemap_return(&p.pieces, 12, 2));
 	CHECK_OK(state_pool_save_extents(st, &p, NULL, 0));
 	CHECK_INT(piece_rows_written(db), 2);
 	CHECK_INT(raw_count(db, "SELECT count(*) FROM piece"), p.pieces.nr_pieces);
+	check_pieces_load(st, &p);
+
+	/* A whole save (the one after a failed save) writes every row again. */
+	CHECK_OK(state_pool_save(st, &p));
+	CHECK_INT(piece_rows_written(db), 2 * (int64_t)p.pieces.nr_pieces);
 	check_pieces_load(st, &p);
 
 	sqlite3_close(db);

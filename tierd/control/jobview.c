@@ -39,6 +39,8 @@ static json_object *batch_json(const struct job_report *j)
 		json_object *o = json_object_new_object();
 
 		add_u64(o, "extent", m->le);
+		json_object_object_add(o, "piece",
+				       m->piece >= 0 ? json_object_new_uint64((uint64_t)m->piece) : NULL);
 		json_object_object_add(o, "from", json_object_new_string(tier_of(m->from)));
 		json_object_object_add(o, "to", json_object_new_string(tier_of((int)m->to)));
 		json_object_array_add(a, o);

@@ -122,6 +122,7 @@ static void job_fill_report(const struct pool_job *job, struct job_report *out)
 
 		out->batch[out->nr_batch++] = (struct job_report_move){
 			.le = it->le,
+			.piece = it->piece ? (int32_t)it->idx : -1,
 			.from = job_item_from(p, it),
 			.to = p->sp.meta.devs[it->dev].tier,
 		};
@@ -334,9 +335,13 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 	 * reads of the HDD tier, in parallel. A copy home instead writes the
 	 * HDD tier and flushes it, whose time hardly depends on how many
 	 * pieces (a RAID6 read-modify-write): a smaller batch would not hold
-	 * I/O for less, so copies home are neither timed nor sized.
+	 * I/O for less, so copies home are neither timed nor sized. A batch
+	 * that failed times its undoing, not a commit; one that went through
+	 * mirrors (a held copy could not be set up) keeps the next to the
+	 * mirrors' size.
 	 */
-	if (job->piece_to_ssd && migrate_batch_held_copy(b, &copied, &copy_ns, &stall_ns)) {
+	if (job->piece_to_ssd && r == 0 &&
+	    migrate_batch_held_copy(b, &copied, &copy_ns, &stall_ns)) {
 		size_t cur = job->p->held_pieces ? job->p->held_pieces : JOB_PIECE_BATCH;
 		uint64_t target = batch_held_target(stall_ns, copy_ns, JOB_HELD_COPY_TARGET_NS,
 						    JOB_HELD_COPY_SHARE);
@@ -344,6 +349,8 @@ void job_batch_done(struct migrate_batch *b, int r, const char *err, void *ctx)
 		job->p->held_pieces = (uint32_t)batch_held_pieces(cur, copied, copy_ns, target,
 								  JOB_HELD_PIECES_MIN,
 								  job_held_pieces_max(job));
+	} else if (job->piece_to_ssd && job->p->held_pieces > JOB_PIECE_BATCH) {
+		job->p->held_pieces = JOB_PIECE_BATCH;
 	}
 	job->batch = NULL;
 	job_account(job, r, err);
@@ -689,6 +696,9 @@ static void job_next(struct pool_job *job)
 		    !p->leftover && p->held_pieces &&
 		    (p->held_pieces < pieces || max == JOB_BATCH))
 			pieces = p->held_pieces;
+		/* The size was the last job's: this one's pieces may be larger. */
+		if (pieces > job_held_pieces_max(job))
+			pieces = job_held_pieces_max(job);
 		job_pieces_next(job, pieces);
 		return;
 	}

@@ -186,6 +186,7 @@ int job_abort(struct pool *p, job_watch_fn fn, void *ctx);
 
 struct job_report_move {
 	uint32_t le;
+	int32_t piece;            /* which piece of le, or -1: the whole extent */
 	int from;                 /* enum metadata_tier, -1 if the source is not known */
 	enum metadata_tier to;
 };

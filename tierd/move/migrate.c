@@ -1259,6 +1259,6 @@ bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint
 		return false;
 	*copied = (size_t)b->copied;
 	*copy_ns = b->timing.copy_ns;
-	*stall_ns = b->timing.stall_ns;
+	*stall_ns = b->timing.stall_ns > b->verify_ns ? b->timing.stall_ns - b->verify_ns : 0;
 	return true;
 }

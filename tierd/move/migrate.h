@@ -47,8 +47,8 @@ typedef void (*migrate_done_fn)(struct migrate_batch *b, int r, const char *err,
 /*
  * Whether b copied its pieces while the volume was suspended (a held
  * copy), every one of them; then how many, in how long, and how long the
- * volume's I/O was held in all (the stall, copy included). For done
- * callbacks.
+ * volume's I/O was held in all (the stall, copy included, --verify-moves'
+ * comparison not: it grows with the batch). For done callbacks.
  */
 bool migrate_batch_held_copy(const struct migrate_batch *b, size_t *copied, uint64_t *copy_ns,
 			     uint64_t *stall_ns);

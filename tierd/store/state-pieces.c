@@ -236,6 +236,8 @@ void state_pieces_forget(struct state *st, int64_t id)
 
 	if (rows)
 		rows->known = false;
+	if (st->has_pending && st->pending.pool_id == id)
+		st->has_pending = false;
 }
 
 int state_pieces_loaded(struct state *st, const struct state_pool *p)

@@ -318,6 +318,8 @@ static int state_pool_write_all(struct state *st, const struct state_pool *p)
 	char uuid[37];
 	int r;
 
+	/* The save that repairs a failed one: the pieces' rows too, all of them. */
+	state_pieces_forget(st, p->id);
 	r = state_prepare(st,
 			  "UPDATE pool SET uuid = ?, name = ?, extent_size = ?, flags = ?,"
 			  " created = ?, generation = ?, nr_logical = ?, want_active = ?"
