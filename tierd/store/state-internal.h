@@ -75,6 +75,8 @@ int state_pieces_save(struct state *st, const struct state_pool *p);
 void state_pieces_end(struct state *st, bool committed);
 /* The rows of pool id are no longer known (the pool's rows were deleted). */
 void state_pieces_forget(struct state *st, int64_t id);
+/* The pool is gone: forget its rows and free their copy. */
+void state_pieces_drop(struct state *st, int64_t id);
 /* The rows just loaded into p are what the database holds; -ENOMEM. */
 int state_pieces_loaded(struct state *st, const struct state_pool *p);
 void state_pieces_free(struct state *st);

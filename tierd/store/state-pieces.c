@@ -200,12 +200,15 @@ int state_pieces_save(struct state *st, const struct state_pool *p)
 		state_pieces_forget(st, p->id);
 		st->has_pending = false;
 	}
-	/* Room for the rows to be known at the commit, which must not allocate. */
-	if (!rows_of(st, p->id, true))
-		return -ENOMEM;
-	r = rows_copy(&st->pending, p);
-	if (r < 0)
-		return r;
+	/*
+	 * Room for the rows to be known at the commit, which must not
+	 * allocate. Without it they are written whole and stay unknown: the
+	 * copy saves writes, the save does not depend on it.
+	 */
+	if (!rows_of(st, p->id, true) || rows_copy(&st->pending, p) < 0) {
+		state_pieces_forget(st, p->id);
+		return pieces_write_all(st, p);
+	}
 	old = rows_of(st, p->id, false);
 	r = old->known && old->pieces_per_extent == ppe ? pieces_write_changes(st, p, old) :
 							  pieces_write_all(st, p);
@@ -228,6 +231,17 @@ void state_pieces_end(struct state *st, bool committed)
 	*rows = st->pending;
 	rows->known = true;
 	st->pending = kept;
+}
+
+void state_pieces_drop(struct state *st, int64_t id)
+{
+	struct state_piece_rows *rows = rows_of(st, id, false);
+
+	state_pieces_forget(st, id);
+	if (!rows)
+		return;
+	rows_free(rows);
+	*rows = st->piece_rows[--st->nr_piece_rows];
 }
 
 void state_pieces_forget(struct state *st, int64_t id)

@@ -462,7 +462,7 @@ int state_pool_set_want_active(struct state *st, int64_t id, int want_active)
 int state_pool_delete(struct state *st, int64_t id)
 {
 	/* Forgotten even if the delete fails: whether it removed the rows is unknown. */
-	state_pieces_forget(st, id);
+	state_pieces_drop(st, id);
 	return state_exec_id(st, "DELETE FROM pool WHERE id = ?1", id);
 }
 
@@ -581,10 +581,11 @@ int state_pool_load_all(struct state *st, struct state_pool ***pools_out, size_t
 		if (r < 0)
 			goto fail;
 		r = state_pieces_load(st, p, sqlite3_column_int64(stmt, 9));
-		if (r == 0)
-			r = state_pieces_loaded(st, p);
 		if (r < 0)
 			goto fail;
+		/* Without memory for the copy, the first save writes the rows whole. */
+		if (state_pieces_loaded(st, p) < 0)
+			state_pieces_forget(st, p->id);
 		p->pieces_saved = p->pieces.changes;
 	}
 	if (rc != SQLITE_DONE) {
