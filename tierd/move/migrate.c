@@ -269,6 +269,12 @@ struct migrate_leftover {
 	 * and dst equal, so I/O waits until the old mapping is on every device.
 	 */
 	bool suspended;
+	/*
+	 * The volume is suspended because the table a commit named could not
+	 * be resumed: nothing is to be written back, only the map's table to
+	 * be resumed.
+	 */
+	bool resume_failed;
 	unsigned retries;
 	uint32_t changed[MIGRATE_BATCH_MAX];
 	size_t nr_changed;
@@ -284,23 +290,26 @@ static void leftover_destroy(void *obj)
 	free(l);
 }
 
-/* Load the map's table and swap it in: held writes go to the sources. */
-static int leftover_to_map(struct migrate_leftover *l, char *err, size_t err_len)
+/*
+ * Load the map's table and swap it in: held writes go to the places the map
+ * names (after a failed commit, the sources).
+ */
+static int resume_on_map(struct pool *p, char *err, size_t err_len)
 {
 	struct dmtable_dev devs[METADATA_MAX_DEVS];
-	const char *name = pool_name(l->p);
+	const char *name = pool_name(p);
 	struct dmtable t = { 0 };
 	int r;
 
-	r = pool_dm_devs(l->p, devs, err, err_len);
+	r = pool_dm_devs(p, devs, err, err_len);
 	if (r == 0) {
-		r = dmtable_build_split(&t, pool_extmap(l->p), pool_pieces(l->p), devs,
-					pool_extent_sectors(l->p));
+		r = dmtable_build_split(&t, pool_extmap(p), pool_pieces(p), devs,
+					pool_extent_sectors(p));
 		if (r < 0)
 			snprintf(err, err_len, "cannot build its table: %s", strerror(-r));
 	}
 	if (r == 0)
-		r = pool_load_inactive(l->p, &t, err, err_len);
+		r = pool_load_inactive(p, &t, err, err_len);
 	dmtable_destroy(&t);
 	if (r == 0) {
 		r = dmctl_resume(name);
@@ -328,17 +337,28 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
 		log_pool_info(name, "wrote the old mapping of %zu extents back to every device",
 			      l->nr_changed);
 	}
-	if (!l->recommit && leftover_to_map(l, err, sizeof(err)) == 0) {
-		log_pool_info(name, "the mirrors a failed move left are gone after %u retries"
-			      " (%.0f s)", l->retries, (clock_now_ns() - l->since_ns) / 1e9);
+	if (!l->recommit && resume_on_map(l->p, err, sizeof(err)) == 0) {
+		if (l->resume_failed)
+			log_pool_info(name, "resumed on the map's table after %u retries (%.0f s):"
+				      " the volume runs again", l->retries,
+				      (clock_now_ns() - l->since_ns) / 1e9);
+		else
+			log_pool_info(name, "the mirrors a failed move left are gone after %u"
+				      " retries (%.0f s)", l->retries,
+				      (clock_now_ns() - l->since_ns) / 1e9);
 		pool_drop_leftover(l->p); /* frees l */
 		return;
 	}
 	held = (clock_now_ns() - l->since_ns) / 1e9;
 	if (l->suspended && held >= MIGRATE_HELD_SECONDS && !l->failing_held) {
-		log_pool_err(name, "the volume's I/O still waits for the old mapping to reach every"
-			     " device (%s); retrying every %.0f s", err,
-			     MIGRATE_LEFTOVER_RETRY_SECONDS);
+		if (l->resume_failed)
+			log_pool_err(name, "the volume's I/O still waits: the map's table does not"
+				     " resume (%s); retrying every %.0f s", err,
+				     MIGRATE_LEFTOVER_RETRY_SECONDS);
+		else
+			log_pool_err(name, "the volume's I/O still waits for the old mapping to reach"
+				     " every device (%s); retrying every %.0f s", err,
+				     MIGRATE_LEFTOVER_RETRY_SECONDS);
 		l->failing_held = true;
 	} else if (!l->suspended && held >= MIGRATE_HELD_SECONDS) {
 		/*
@@ -359,6 +379,27 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /*
+ * Retry what a failed batch left every MIGRATE_LEFTOVER_RETRY_SECONDS, as
+ * the pool's leftover (replacing any). Without memory for it (l NULL), the
+ * next batch or a restart does. A suspended volume takes no moves meanwhile.
+ */
+static void leftover_start(struct migrate_batch *b, struct migrate_leftover *l, bool suspended)
+{
+	if (l) {
+		l->loop = b->loop;
+		l->p = b->p;
+		l->since_ns = clock_now_ns();
+		l->suspended = suspended;
+		ev_timer_init(&l->retry, leftover_retry, MIGRATE_LEFTOVER_RETRY_SECONDS, 0.);
+		l->retry.data = l;
+		ev_timer_start(l->loop, &l->retry);
+		pool_set_leftover(b->p, l, leftover_destroy);
+	}
+	if (suspended)
+		b->p->io_held = true;
+}
+
+/*
  * The batch ends with mirrors in the live table: keep retrying to remove
  * them, so that the writes they hold do not wait for a restart. changed: the
  * extents a device may name on their destinations (recommit), else NULL.
@@ -376,21 +417,30 @@ static void leave_mirrors(struct migrate_batch *b, const uint32_t *changed, size
 	else
 		log_pool_warn(pool_name(b->p), "a failed move left mirrors in the volume's table;"
 			      " removing them again every %.0f s", MIGRATE_LEFTOVER_RETRY_SECONDS);
-	if (!l)
-		return; /* the next batch or restart removes them */
-	l->loop = b->loop;
-	l->p = b->p;
-	l->since_ns = clock_now_ns();
-	l->suspended = suspended;
-	l->recommit = changed != NULL;
-	if (changed) {
+	if (l && changed) {
+		l->recommit = true;
 		memcpy(l->changed, changed, nr_changed * sizeof(*changed));
 		l->nr_changed = nr_changed;
 	}
-	ev_timer_init(&l->retry, leftover_retry, MIGRATE_LEFTOVER_RETRY_SECONDS, 0.);
-	l->retry.data = l;
-	ev_timer_start(l->loop, &l->retry);
-	pool_set_leftover(b->p, l, leftover_destroy);
+	leftover_start(b, l, suspended);
+}
+
+/*
+ * A committed batch's volume could not be resumed, on its new table nor on
+ * the map's loaded again: it stays suspended, and tierd loads and resumes
+ * the map's table every MIGRATE_LEFTOVER_RETRY_SECONDS. The pool takes no
+ * moves until then (pool_check_idle).
+ */
+static void hold_until_resumed(struct migrate_batch *b, const char *why)
+{
+	struct migrate_leftover *l = calloc(1, sizeof(*l));
+
+	log_pool_err(pool_name(b->p), "the volume does not resume on the map's table after a"
+		     " commit (%s): its I/O waits while tierd tries again every %.0f s",
+		     why, MIGRATE_LEFTOVER_RETRY_SECONDS);
+	if (l)
+		l->resume_failed = true;
+	leftover_start(b, l, true);
 }
 
 /*
@@ -1007,12 +1057,27 @@ static void batch_commit(struct migrate_batch *b)
 	/* The generation the commit replaced: freed with I/O flowing. */
 	pool_prepared_release(&next);
 	if (r < 0) {
-		/* The new table is committed and loaded; try once more, then say so. */
-		r = dmctl_resume(name);
-		if (r < 0)
-			snprintf(b->err, sizeof(b->err),
-				 "cannot resume /dev/mapper/%s: %s (its I/O waits; restart tierd)", name,
-				 dmctl_error_text(r));
+		/*
+		 * The commit named the new places: only the map's table may run
+		 * the volume now. The kernel drops a table it refuses at the
+		 * resume, and resuming again would run the old one, on places the
+		 * commit freed and a restart does not read. Load the map's table
+		 * again; while even that does not resume, the volume stays
+		 * suspended, its writes waiting rather than going astray.
+		 */
+		char again[256];
+
+		snprintf(b->err, sizeof(b->err), "cannot resume /dev/mapper/%s on its new table: %s",
+			 name, dmctl_error_text(r));
+		if (resume_on_map(b->p, again, sizeof(again)) == 0) {
+			r = 0;
+			log_pool_warn(name, "%s; resumed on the map's table loaded again", b->err);
+		} else {
+			hold_until_resumed(b, again);
+			snprintf(b->err, sizeof(b->err), "pool %s: the moves committed, but its volume"
+				 " does not resume (%s); its I/O waits while tierd retries every %.0f s",
+				 name, again, MIGRATE_LEFTOVER_RETRY_SECONDS);
+		}
 	}
 	if (r == 0) {
 		uint64_t held = swap_done(b);

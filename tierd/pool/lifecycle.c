@@ -403,6 +403,10 @@ int pool_check_idle(const struct pool *p, bool need_active, char *err, size_t er
 		return errbuf_fail(-EIO, err, err_len,
 				   "pool %s takes no moves until tierd restarts: its metadata could not be"
 				   " written (%s)", p->sp.meta.name, p->broken);
+	if (p->io_held)
+		return errbuf_fail(-EBUSY, err, err_len,
+				   "pool %s's volume is suspended: its table did not resume after a move,"
+				   " and tierd retries until it does (see its log)", p->sp.meta.name);
 	if (p->degraded)
 		return errbuf_fail(-ENODEV, err, err_len,
 				   "pool %s is degraded (a device is missing): no moves until every"
@@ -438,6 +442,7 @@ void pool_set_leftover(struct pool *p, void *leftover, void (*destroy)(void *lef
 
 	p->leftover = leftover;
 	p->leftover_destroy = destroy;
+	p->io_held = false; /* until the new leftover's setter says it holds the volume */
 	if (old && old_destroy)
 		old_destroy(old);
 }

@@ -58,6 +58,12 @@ struct pool {
 	uint32_t dm_major, dm_minor; /* the volume's, while active */
 	char broken[POOL_ERR_MAX]; /* why the pool takes no more moves, "" if it does */
 	/*
+	 * The move layer's: the volume stays suspended until a table the map
+	 * names resumes (its leftover retries); no move may start meanwhile.
+	 * Cleared when the leftover is replaced or dropped.
+	 */
+	bool io_held;
+	/*
 	 * A save to the state failed: SQLite may hold an older map, or one
 	 * without a device memory has, so the next save writes everything.
 	 */

@@ -6,7 +6,9 @@
 /*
  * If the environment variable TIERD_FAULT names this step, die at once by
  * SIGKILL, as a crash or kill -9 would: nothing after it runs, not even exit
- * handlers. docs/testing.md lists the steps.
+ * handlers. If it is "stop:" followed by this step, stop (SIGSTOP) until a
+ * SIGCONT, once: the test changes the devices between two steps, and the
+ * kernel fails what it really would. docs/testing.md lists the steps.
  */
 void fault_point(const char *step);
 
