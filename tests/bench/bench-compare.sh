@@ -344,12 +344,33 @@ fio_job() {
 		${PROFILES[$prof]} "${dist[@]}" "$@"
 }
 
+# cpu_ticks: the guest's CPU ticks in all, tierd's (user and system; 0
+# without tierd) and the idle ones, from /proc.
+cpu_ticks() {
+	local all idle mine=0
+	read -r all idle < <(awk '/^cpu / { for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6 }' /proc/stat)
+	if [ -n "$tierd_pid" ] && [ -r "/proc/$tierd_pid/stat" ]; then
+		# Fields after the command's closing parenthesis: utime is the 12th, stime the 13th.
+		mine=$(sed 's/.*) //' "/proc/$tierd_pid/stat" | awk '{ print $12 + $13 }')
+	fi
+	echo "$all $mine $idle"
+}
+
 # measure CONFIG PROFILE SKEW DEV TAG: steady state, one line in results.tsv:
 # config, profile, skew, tag, IOPS, mean and p99 completion latency (us).
 measure() {
-	local cfg=$1 prof=$2 skew=$3 dev=$4 tag=$5 json
+	local cfg=$1 prof=$2 skew=$3 dev=$4 tag=$5 json cpu0 cpu1
 	json=$out/raw/$cfg-$prof-$skew-$tag.json
+	cpu0=$(cpu_ticks)
 	fio_job "$cfg" "$dev" "$prof" "$skew" --ramp_time=$RAMP --runtime=$RUN >"$json"
+	cpu1=$(cpu_ticks)
+	# Under TCG every I/O is CPU work: what tierd's own work takes of it shows.
+	awk -v a="$cpu0" -v b="$cpu1" -v c="$cfg" -v p="$prof" -v s="$skew" -v t="$tag" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		all = y[1] - x[1]; if (all <= 0) exit
+		printf "%s\t%s\t%s\t%s\t%.1f\t%.1f\n", c, p, s, t, 100 * (y[2] - x[2]) / all,
+			100 * (y[3] - x[3]) / all
+	}' | tee -a "$out/cpu.tsv" | awk -F'\t' '{ printf "bench   CPU during the run: tierd %s%%, idle %s%% (of all guest CPUs)\n", $5, $6 }'
 	jq -r --arg c "$cfg" --arg p "$prof" --arg s "$skew" --arg t "$tag" '.jobs[0].mixed |
 		[$c, $p, $s, $t, (.iops | floor), (.clat_ns.mean / 1000 | floor),
 		 ((.clat_ns.percentile["99.000000"] // 0) / 1000 | floor)] | @tsv' \

@@ -466,6 +466,12 @@ static void heat_top_method(struct control_conn *conn, struct methods_ctx *m, js
 		control_reply_error(conn, EINVAL, "top must be 1 to %u", RPC_LIST_MAX);
 		return;
 	}
+	{
+		char err[POOL_ERR_MAX];
+
+		if (pool_piece_heat_refresh(p, err, sizeof(err)) < 0)
+			log_pool_warn(pool_name(p), "its heat shows the pieces as last read: %s", err);
+	}
 	o = json_object_new_object();
 	json_object_object_add(o, "name", json_object_new_string(pool_name(p)));
 	json_object_object_add(o, "extents", poolview_heat_json(p, (uint32_t)top));
@@ -853,6 +859,8 @@ static void pool_advise_method(struct control_conn *conn, struct methods_ctx *m,
 	p = find_pool(conn, m, name);
 	if (!p)
 		return;
+	if (pool_piece_heat_refresh(p, err, sizeof(err)) < 0)
+		log_pool_warn(pool_name(p), "advice on the pieces' heat as last read: %s", err);
 	r = tiering_report_advice(m->tierings, p, (uint32_t)window, sizes, nr, &adv, err,
 				  sizeof(err));
 	if (r < 0) {

@@ -79,6 +79,9 @@ static void pool_pieces_forget(struct pool *p)
 	pieceheat_destroy(&p->pieces);
 	free(p->piece_sample);
 	p->piece_sample = NULL;
+	free(p->piece_unread);
+	p->piece_unread = NULL;
+	p->piece_read_ns = 0;
 	p->piece_region = POOL_NO_REGION;
 	p->piece_areas = 0;
 	piecewatch_destroy(&p->piece_watch);
@@ -287,6 +290,14 @@ static int pool_piece_heat_save(struct pool *p, int all)
 	uint32_t *les, n;
 	int r;
 
+	if (all) {
+		char err[POOL_ERR_MAX];
+
+		/* What the last read left in the kernel: not read, it is lost with tierd. */
+		if (pool_piece_heat_refresh(p, err, sizeof(err)) < 0)
+			log_pool_warn(p->sp.meta.name, "%s", err);
+		now = p->pieces.last_sample_ns;
+	}
 	if (!p->pieces.v || !now || p->pieces.changes == p->piece_heat_saved)
 		return 0;
 	if (!all && pm->changes == p->piece_heat_saved_map &&
@@ -525,8 +536,10 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 		for (uint32_t i = 0; r == 0 && i < windows; i++)
 			p->piece_window_region[i] = POOL_NO_REGION;
 	} else if (r == 0) {
-		r = iostats_region_create(p->sp.meta.name, 0, (uint64_t)nr * es, ps,
-					  &p->piece_region);
+		p->piece_unread = calloc(((size_t)nr + 63) / 64, sizeof(*p->piece_unread));
+		r = p->piece_unread ? iostats_region_create(p->sp.meta.name, 0, (uint64_t)nr * es,
+							    ps, &p->piece_region) :
+				      -ENOMEM;
 	}
 	if (r < 0) {
 		pool_pieces_forget(p);
@@ -816,21 +829,49 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *e
 	 * An extent's pieces only where its own area had I/O: both regions count
 	 * the same bios, so the others' pieces have none to read or clear.
 	 */
-	for (uint32_t i = 0; p->piece_region != POOL_NO_REGION && i < nr; i++) {
-		uint32_t ppe = p->pieces.pieces_per_extent;
-
-		if (!(p->sample[i].reads | p->sample[i].writes))
-			continue;
-		r = pool_read_areas(p, p->piece_region, (first + i) * ppe, ppe,
-				    pool_extent_sectors(p) / ppe, p->piece_sample, err, err_len);
-		if (r < 0)
-			return r;
-		p->sample_areas += ppe;
-		r = pieceheat_apply(&p->pieces, &p->ps->heat, first + i, p->piece_sample);
-		if (r < 0)
-			return pool_fail(p, r, err, err_len, "heat of pieces: %s", strerror(-r));
-	}
+	for (uint32_t i = 0; p->piece_unread && i < nr; i++)
+		if (p->sample[i].reads | p->sample[i].writes)
+			p->piece_unread[(first + i) / 64] |= UINT64_C(1) << ((first + i) % 64);
 	return 0;
+}
+
+/* The piece areas of the extents that had I/O since they were last read, into their weights. */
+static int pool_read_unread_pieces(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
+{
+	uint32_t nr = p->sp.map.nr_logical, ppe = p->pieces.pieces_per_extent;
+	int r;
+
+	for (uint32_t w = 0; w < (nr + 63) / 64; w++) {
+		while (p->piece_unread[w]) {
+			uint32_t le = w * 64 + (uint32_t)__builtin_ctzll(p->piece_unread[w]);
+
+			r = pool_read_areas(p, p->piece_region, (uint64_t)le * ppe, ppe,
+					    pool_extent_sectors(p) / ppe, p->piece_sample, err,
+					    err_len);
+			if (r < 0)
+				return r;
+			p->sample_areas += ppe;
+			r = pieceheat_apply(&p->pieces, &p->ps->heat, le, p->piece_sample);
+			if (r < 0)
+				return pool_fail(p, r, err, err_len, "heat of pieces: %s",
+						 strerror(-r));
+			p->piece_unread[w] &= p->piece_unread[w] - 1;
+		}
+	}
+	p->piece_read_ns = now_ns;
+	return 0;
+}
+
+int pool_piece_heat_refresh(struct pool *p, char *err, size_t err_len)
+{
+	int r;
+
+	if (!p->active || !p->heat_on || !p->piece_unread || !p->pieces.last_sample_ns)
+		return 0;
+	r = pool_read_unread_pieces(p, p->pieces.last_sample_ns, err, err_len);
+	if (r < 0)
+		pool_heat_start(p); /* regions die with the device: make new ones */
+	return r;
 }
 
 /* One part of a sample in zones: zones [zfirst, zfirst + nz), each coarse or fine. */
@@ -934,6 +975,9 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 		}
 		from = to;
 	}
+	if (r == 0 && p->piece_unread &&
+	    now_ns - p->piece_read_ns >= POOL_PIECE_READ_S * UINT64_C(1000000000))
+		r = pool_read_unread_pieces(p, now_ns, err, err_len);
 	if (r == 0 && p->piece_watch.nr_windows)
 		r = pool_sample_windows(p, err, err_len);
 	if (r < 0) {

@@ -122,6 +122,15 @@ struct pool {
 	uint32_t piece_window_samples;  /* since the windows were last chosen */
 	struct pieceheat pieces;
 	struct statsparse_area *piece_sample; /* one extent's pieces, reused */
+	/*
+	 * With the whole region: a bit per extent whose own area had I/O since
+	 * its piece areas were last read. Their counts wait in the kernel, read
+	 * every POOL_PIECE_READ_S (a sample reads an area per piece of every
+	 * busy extent: at a sample a second that was most of tierd's CPU) or
+	 * when a plan or a report wants them (pool_piece_heat_refresh).
+	 */
+	uint64_t *piece_unread;
+	uint64_t piece_read_ns; /* when the piece areas were last read */
 	/* When the state last had the weights: pieces.changes, sp.pieces.changes, the sample time. */
 	uint64_t piece_heat_saved, piece_heat_saved_map, piece_heat_saved_ns;
 	struct state_tier_io io[2]; /* not yet stored: [METADATA_TIER_*] */
@@ -231,6 +240,7 @@ struct pool_write_run {
 uint32_t pool_piece_ppe(const struct pool *p);
 /* The weights of split extents are stored at least this often while they change (heat.c). */
 #define POOL_PIECE_HEAT_SAVE_S 600u
+#define POOL_PIECE_READ_S 10u
 
 /* The next generation's blocks, and what each device must be written (pool_commit_prepare). */
 struct pool_prepared {

@@ -271,6 +271,12 @@ struct pool_hot_extent {
  */
 uint32_t pool_pieces_per_extent(const struct pool *p);
 int pool_piece_shares(const struct pool *p, uint32_t le, bool wait_young, double *out);
+/*
+ * The counts of the piece areas not read since the last sample took them
+ * into the weights (a sample reads them every POOL_PIECE_READ_S): before a
+ * plan or a report reads the weights. A failed read starts the heat again.
+ */
+int pool_piece_heat_refresh(struct pool *p, char *err, size_t err_len);
 
 /*
  * Whether any extent has heat of at least min_heat (and above 0): the

@@ -97,6 +97,10 @@ static int tiering_make_plan(struct tiering_pool *tp, const struct policy *pol, 
 		*table = (struct tiering_table){ pool_table_targets(tp->p),
 						 pool_table_targets_max(tp->p) };
 	if (tiering_pieces_apply(tp, pol)) {
+		/* The pieces' counts since their last read, so that the plan has them. */
+		if (pool_piece_heat_refresh(tp->p, err, err_len) < 0)
+			log_pool_warn(pool_name(tp->p), "planning on the pieces' heat as last read:"
+				      " %s", err);
 		r = tiering_piece_plan(tp, pol, max_bytes, plan, pieces);
 		if (r < 0)
 			return errbuf_fail(r, err, err_len, "pool %s: the planner failed: %s",

@@ -61,6 +61,30 @@ assert_eq "piece size in the advice" $P "$("$TIERCTL" advise tank --json | jq '.
 json_save pool pool show tank
 json_check
 
+step "a busy extent's piece areas are read every 10 s, not every sample; a report reads them at once"
+# Reads of extent 2 through 14 samples: pool show's sample_areas is what the
+# last sample read (the guard's, the busy extents', and 256 per extent whose
+# pieces it read). Reading every sample's pieces was most of tierd's CPU at
+# one sample a second.
+fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$((2 * E)) --size=$E \
+	--rate_iops=100 --runtime=16 --time_based --randrepeat=0 --eta=never --output=/dev/null &
+reader=$!
+sleep 1
+polls=0 with=0
+for _ in $(seq 28); do
+	n=$(pool_field tank .heat.sample_areas)
+	polls=$((polls + 1))
+	[ "$n" -ge 256 ] && with=$((with + 1))
+	sleep 0.5
+done
+wait $reader
+echo "polls of pool show whose last sample read piece areas: $with of $polls"
+[ "$with" -le 8 ] || fail "$with of $polls polls saw a sample that read piece areas: read every sample"
+# One block of extent 3, never read before, then a sample for the extent's own area.
+vm_read_4k $vol $((3 * E + 40 * P)) 100
+sleep 1.5
+assert_eq "pieces holding 90% of extent 3's I/O, a report right after its reads" 1 "$(held 3)"
+
 step "with --piece-heat=no: no region of pieces, nothing reported"
 tierd_stop TERM
 tierd_start --sample-interval 1 --piece-heat=no
