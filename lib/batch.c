@@ -115,12 +115,13 @@ size_t batch_held_pieces(size_t cur, size_t copied, uint64_t copy_ns, uint64_t t
 	if (!copied)
 		return cur < lo ? lo : cur > hi ? hi : cur;
 	/*
-	 * A job's last few pieces within the target: their time is mostly what
-	 * any copy costs (a round trip to the devices, the ring's start), so
-	 * their rate would shrink the next batch for nothing, and the batches
-	 * after it would have to grow back, each with a stall of its own.
+	 * A few pieces (a job's last) well within the target: their time is
+	 * mostly what any copy costs (a round trip to the devices, the ring's
+	 * start), so their rate would shrink the next batch for nothing, and
+	 * the batches after it would have to grow back, each with a stall of
+	 * its own. Near the target, the rate says more than that cost.
 	 */
-	if (copied < cur / 4 && copy_ns <= target_ns)
+	if (copied < cur / 4 && copy_ns <= target_ns / 2)
 		return cur < lo ? lo : cur > hi ? hi : cur;
 	/* A copy too quick to time fits everything. */
 	fits = copy_ns ? (double)copied * (double)target_ns / (double)copy_ns : (double)hi;

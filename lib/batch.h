@@ -100,8 +100,8 @@ size_t batch_waiting(const struct batch_move *moves, size_t nr, size_t first_wai
  * as that rate fits in the target, but grows past cur only to twice what
  * was copied (a quick copy of a few pieces says little of many), within
  * [lo, hi]. copied 0 keeps cur, and so does a copy of fewer than a quarter
- * of cur within the target (a job's last pieces, timed mostly by what any
- * copy costs).
+ * of cur within half the target (a job's last pieces, timed mostly by what
+ * any copy costs).
  */
 size_t batch_held_pieces(size_t cur, size_t copied, uint64_t copy_ns, uint64_t target_ns,
 			 size_t lo, size_t hi);

@@ -484,16 +484,17 @@ static void test_held_pieces(void)
 	/*
 	 * A job's last batch of 3 pieces within the target keeps the size: its
 	 * time is what any copy costs. In the VM, 3 pieces in about 8 ms made
-	 * the next 7, and five batches doubled back to 224. Past the target
-	 * it shrinks the next.
+	 * the next 7, and five batches doubled back to 224. Past half the
+	 * target it shrinks the next.
 	 */
 	CHECK_UINT(batch_held_pieces(64, 3, 1 * ms, 20 * ms, 4, 64), 64);
 	CHECK_UINT(batch_held_pieces(64, 3, 10 * ms, 20 * ms, 4, 64), 64);
 	CHECK_UINT(batch_held_pieces(256, 3, 8 * ms, 20 * ms, 4, 256), 256);
 	CHECK_UINT(batch_held_pieces(64, 3, 30 * ms, 20 * ms, 4, 64), 4);
 	CHECK_UINT(batch_held_pieces(8, 3, 1 * ms, 20 * ms, 4, 64), 8);
-	/* A quarter of cur or more is timed as any batch. */
+	/* A quarter of cur or more is timed as any batch, and so is a copy near the target. */
 	CHECK_UINT(batch_held_pieces(64, 16, 10 * ms, 20 * ms, 4, 64), 32);
+	CHECK_UINT(batch_held_pieces(256, 60, 19 * ms, 20 * ms, 4, 256), 63);
 	/* No copy, or one too quick to time. */
 	CHECK_UINT(batch_held_pieces(40, 0, 0, 20 * ms, 4, 64), 40);
 	CHECK_UINT(batch_held_pieces(100, 0, 0, 20 * ms, 4, 64), 64);

@@ -380,8 +380,9 @@ static void leftover_retry(struct ev_loop *loop, ev_timer *w, int revents)
 
 /*
  * Retry what a failed batch left every MIGRATE_LEFTOVER_RETRY_SECONDS, as
- * the pool's leftover (replacing any). Without memory for it (l NULL), the
- * next batch or a restart does. A suspended volume takes no moves meanwhile.
+ * the pool's leftover (replacing any). Without memory for it (l NULL),
+ * mirrors wait for the next batch or a restart; a suspended volume, which
+ * takes no moves meanwhile, for a restart.
  */
 static void leftover_start(struct migrate_batch *b, struct migrate_leftover *l, bool suspended)
 {

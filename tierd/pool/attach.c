@@ -58,6 +58,10 @@ int pool_attach(struct pools *ps, struct pool *p, const char *ssd, bool grow, bo
 		return errbuf_fail(-ENODEV, err, err_len,
 				   "pool %s is degraded (a device is missing): no attach until every"
 				   " device is back and the pool is activated again", p->sp.meta.name);
+	if (p->io_held)
+		return errbuf_fail(-EBUSY, err, err_len,
+				   "pool %s's volume is suspended: its table did not resume after a move,"
+				   " and tierd retries until it does (see its log)", p->sp.meta.name);
 	if (ssd_dev >= 0)
 		return errbuf_fail(-EEXIST, err, err_len, "pool %s already has an SSD tier (%s)",
 				   p->sp.meta.name, p->sp.paths[ssd_dev]);

@@ -81,6 +81,7 @@ static void pool_pieces_forget(struct pool *p)
 	p->piece_sample = NULL;
 	free(p->piece_unread);
 	p->piece_unread = NULL;
+	p->piece_unread_words = 0;
 	p->piece_read_ns = 0;
 	p->piece_region = POOL_NO_REGION;
 	p->piece_areas = 0;
@@ -536,7 +537,8 @@ static void pool_pieces_start(struct pool *p, uint64_t avail, struct pieceheat *
 		for (uint32_t i = 0; r == 0 && i < windows; i++)
 			p->piece_window_region[i] = POOL_NO_REGION;
 	} else if (r == 0) {
-		p->piece_unread = calloc(((size_t)nr + 63) / 64, sizeof(*p->piece_unread));
+		p->piece_unread_words = (nr + 63) / 64;
+		p->piece_unread = calloc(p->piece_unread_words, sizeof(*p->piece_unread));
 		r = p->piece_unread ? iostats_region_create(p->sp.meta.name, 0, (uint64_t)nr * es,
 							    ps, &p->piece_region) :
 				      -ENOMEM;
@@ -830,7 +832,8 @@ static int pool_sample_part(struct pool *p, uint32_t first, uint32_t nr, char *e
 	 * the same bios, so the others' pieces have none to read or clear.
 	 */
 	for (uint32_t i = 0; p->piece_unread && i < nr; i++)
-		if (p->sample[i].reads | p->sample[i].writes)
+		if ((p->sample[i].reads | p->sample[i].writes) &&
+		    (first + i) / 64 < p->piece_unread_words)
 			p->piece_unread[(first + i) / 64] |= UINT64_C(1) << ((first + i) % 64);
 	return 0;
 }
@@ -841,10 +844,19 @@ static int pool_read_unread_pieces(struct pool *p, uint64_t now_ns, char *err, s
 	uint32_t nr = p->sp.map.nr_logical, ppe = p->pieces.pieces_per_extent;
 	int r;
 
-	for (uint32_t w = 0; w < (nr + 63) / 64; w++) {
+	/*
+	 * The bitmap has the extents heat started with: the volume may have
+	 * changed since (an attach whose heat restart failed), and extents past
+	 * its end have no areas to read.
+	 */
+	for (uint32_t w = 0; w < p->piece_unread_words; w++) {
 		while (p->piece_unread[w]) {
 			uint32_t le = w * 64 + (uint32_t)__builtin_ctzll(p->piece_unread[w]);
 
+			if (le >= nr) {
+				p->piece_unread[w] &= p->piece_unread[w] - 1;
+				continue;
+			}
 			r = pool_read_areas(p, p->piece_region, (uint64_t)le * ppe, ppe,
 					    pool_extent_sectors(p) / ppe, p->piece_sample, err,
 					    err_len);

@@ -59,7 +59,8 @@ static int pool_adopt_live_volume(struct pool *p, int suspended, char *err, size
 	} else {
 		log_pool_warn(p->sp.meta.name, "the live table differs from the extent map; loading"
 			      " the map's");
-		r = pool_load_table(p, 0, err, err_len);
+		/* The live one may name places a commit freed: it never runs again. */
+		r = pool_load_map_table(p, err, err_len);
 	}
 	free(text);
 	dmtable_destroy(&want);

@@ -130,6 +130,7 @@ struct pool {
 	 * when a plan or a report wants them (pool_piece_heat_refresh).
 	 */
 	uint64_t *piece_unread;
+	uint32_t piece_unread_words; /* its size: the extents when heat last started */
 	uint64_t piece_read_ns; /* when the piece areas were last read */
 	/* When the state last had the weights: pieces.changes, sp.pieces.changes, the sample time. */
 	uint64_t piece_heat_saved, piece_heat_saved_map, piece_heat_saved_ns;
@@ -205,7 +206,18 @@ int pool_open_current(struct pool *p, bool degraded, char *err, size_t err_len);
 
 /* table.c */
 int pool_table(const struct pool *p, struct dmtable *t, char *err, size_t err_len);
+/*
+ * Create the volume or swap the map's table in; if the swap fails the live
+ * table runs again: after an attach, a shrink or a drop, the data that
+ * stays is where both tables have it.
+ */
 int pool_load_table(struct pool *p, int create, char *err, size_t err_len);
+/*
+ * The map's table in place of a live one that differs from it (found at
+ * activation: it may name places a commit freed). If the swap fails the
+ * volume stays suspended, never on the live table.
+ */
+int pool_load_map_table(struct pool *p, char *err, size_t err_len);
 
 /* ondisk.c */
 int pool_read_sb(int fd, struct metadata_sb *sb);

@@ -139,8 +139,12 @@ int pool_load_inactive(struct pool *p, const struct dmtable *t, char *err, size_
 	return pool_send_table(p, t, 0, err, err_len);
 }
 
-/* Create the volume, or load the map's table into a live one and swap it in. */
-int pool_load_table(struct pool *p, int create, char *err, size_t err_len)
+/*
+ * Create the volume, or load the map's table into a live one and swap it
+ * in. If the swap fails, old_may_run says whether the live table may run
+ * again, or the volume stays suspended.
+ */
+static int load_table(struct pool *p, int create, bool old_may_run, char *err, size_t err_len)
 {
 	struct dmtable t = { 0 };
 	int r;
@@ -159,13 +163,29 @@ int pool_load_table(struct pool *p, int create, char *err, size_t err_len)
 	r = dmctl_suspend(p->sp.meta.name, 0);
 	if (r == 0)
 		r = dmctl_resume(p->sp.meta.name);
-	if (r < 0) {
+	if (r < 0 && old_may_run) {
 		errbuf_set(err, err_len, "cannot switch /dev/mapper/%s to its new table: %s",
 			   p->sp.meta.name, dmctl_error_text(r));
 		dmctl_clear(p->sp.meta.name);
 		dmctl_resume(p->sp.meta.name);
+	} else if (r < 0) {
+		errbuf_set(err, err_len, "cannot switch /dev/mapper/%s to its map's table: %s; it"
+			   " stays suspended rather than run a table that differs from the map (fix"
+			   " the cause, then 'tierctl pool activate %s')", p->sp.meta.name,
+			   dmctl_error_text(r), p->sp.meta.name);
+		dmctl_clear(p->sp.meta.name);
 	}
 out:
 	dmtable_destroy(&t);
 	return r;
+}
+
+int pool_load_table(struct pool *p, int create, char *err, size_t err_len)
+{
+	return load_table(p, create, true, err, err_len);
+}
+
+int pool_load_map_table(struct pool *p, char *err, size_t err_len)
+{
+	return load_table(p, 0, false, err, err_len);
 }

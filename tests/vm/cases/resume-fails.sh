@@ -8,7 +8,10 @@
 # for target") and drops it. The volume must stay suspended, moves refused,
 # until the SSD is whole again and tierd's retry resumes the map's table;
 # then the pieces are on the SSD, writes reach them, and a restart reads
-# what was written. docs/migration.md, "A resume that fails".
+# what was written. Once more with tierd restarted while the SSD is short:
+# activation finds the old table live, and the map's refused, so the volume
+# stays suspended until the SSD is whole and the pool is activated.
+# docs/migration.md, "A resume that fails".
 . "$TIERD_SOURCE_DIR/tests/vm/lib.sh"
 
 hdd=$(vm_loop_create 128M)
@@ -28,6 +31,15 @@ ssd_sectors() {
 	dmsetup resume ssdwrap
 }
 tank_state() { dmsetup info -c --noheadings -o attr tank | cut -c3; }
+# wait_stopped: until tierd has stopped itself at its fault point.
+wait_stopped() {
+	local i
+	for i in $(seq 300); do
+		[ "$(awk '{ print $3 }' "/proc/$TIERD_PID/stat")" = T ] && return 0
+		sleep 0.1
+	done
+	fail "tierd did not stop after the commit"
+}
 
 tierd_start
 tierctl_ok pool create tank --hdd "$hdd" >/dev/null
@@ -42,11 +54,7 @@ TIERD_FAULT=stop:move-after-commit tierd_start
 ( rc=0; "$TIERCTL" extent move tank 10 --tier ssd --pieces 0-7 >/tmp/move.out 2>&1 || rc=$?
   echo $rc >/tmp/move.rc ) &
 mover=$!
-for _ in $(seq 300); do
-	[ "$(awk '{ print $3 }' "/proc/$TIERD_PID/stat")" = T ] && break
-	sleep 0.1
-done
-[ "$(awk '{ print $3 }' "/proc/$TIERD_PID/stat")" = T ] || fail "tierd did not stop after the commit"
+wait_stopped
 assert_eq "the volume's state at the commit (s: suspended)" s "$(tank_state)"
 container=$(dmsetup table --inactive tank | awk -v d="$ssd_mm" '$4 == d { print $5; exit }')
 [ -n "$container" ] || fail "the new table puts nothing on the SSD: $(dmsetup table --inactive tank)"
@@ -79,13 +87,40 @@ for i in 0 7; do
 	assert_eq "the tier of piece $i of extent 10" ssd "$(pool_tier_at tank $((10 * ext + i * P)))"
 done
 
-step "writes reach the pieces where the map has them, through a restart"
+step "writes reach the pieces where the map has them"
 vm_random_file /tmp/piece $((8 * P))
 dd if=/tmp/piece of=$vol bs=$P seek=$((10 * ext / P)) oflag=direct conv=notrunc status=none
 dd if=/tmp/piece of=/tmp/data bs=$P seek=$((10 * ext / P)) conv=notrunc status=none
 vm_drop_caches
 assert_eq "the volume's data" "$(vm_digest /tmp/data)" "$(vm_digest $vol)"
 tierctl_ok extent move tank 20 --tier ssd --pieces 0 >/dev/null
+
+step "again, and tierd restarts while the SSD is short: activation keeps the volume suspended"
+tierd_stop TERM
+TIERD_FAULT=stop:move-after-commit tierd_start
+( "$TIERCTL" extent move tank 12 --tier ssd --pieces 0-7 >/dev/null 2>&1 || true ) &
+mover=$!
+wait_stopped
+container=$(dmsetup table --inactive tank | awk -v d="$ssd_mm" '$4 == d { print $5 }' | sort -n | head -n 1)
+ssd_sectors "$container"
+kill -CONT "$TIERD_PID"
+wait $mover
+assert_eq "the volume's state with its table refused (s: suspended)" s "$(tank_state)"
+: >/tmp/tierd.log
+tierd_stop TERM
+tierd_start
+grep -q "stays suspended rather than run a table that differs from the map" /tmp/tierd.log ||
+	fail "activation does not say the volume stays suspended: $(grep tank /tmp/tierd.log)"
+assert_eq "the volume's state after a restart, the SSD still short (s: suspended)" s "$(tank_state)"
+ssd_sectors $sectors
+tierctl_ok pool activate tank
+assert_eq "the volume's state once activated with the SSD whole (-: running)" - "$(tank_state)"
+assert_eq "the tier of piece 7 of extent 12" ssd "$(pool_tier_at tank $((12 * ext + 7 * P)))"
+vm_random_file /tmp/piece $((8 * P))
+dd if=/tmp/piece of=$vol bs=$P seek=$((12 * ext / P)) oflag=direct conv=notrunc status=none
+dd if=/tmp/piece of=/tmp/data bs=$P seek=$((12 * ext / P)) conv=notrunc status=none
+
+step "a restart reads what was written"
 tierd_stop TERM
 tierd_start
 assert_eq "the tier of piece 0 of extent 10 after a restart" ssd "$(pool_tier_at tank $((10 * ext)))"
