@@ -32,7 +32,8 @@
 # then has each batch's timing (copy, stall, commit).
 # TIERD_BENCH_PIECE_COPY=held|mirror starts it with --piece-copy, and
 # TIERD_BENCH_PIECE_SIZE (4K, 16K, ...) with --piece-size (tierd's defaults
-# when unset).
+# when unset). TIERD_BENCH_SEEDS=replay runs every fio job on fio's default
+# seed, each replaying the one before it (fresh, the default: a seed each).
 # The report (Markdown tables and an SVG chart) is written to the results
 # folder by tests/bench/compare/report.py.
 set -euo pipefail
@@ -57,11 +58,19 @@ TRIGGER=10          # tierd: the on-demand tiering run starts this far into WARM
 WARM_B=20           # profiles beyond 4K random read: warm-up before tiering
 WARM_C=30           # ... and for the caches, which only learn while loaded
 PHASE_C=1           # the caches on the profiles beyond 4K random read
+# fresh: each fio job draws its offsets from a seed of its own, the same
+# hot set in another order. replay: fio's default seed for every job, so
+# each job replays the one before it I/O for I/O, and a cache that kept
+# the blocks one run missed finds them all in the next (runs before
+# 2026-12-07 were made so; docs/benchmarks.md, "Runs that replay").
+SEEDS=${TIERD_BENCH_SEEDS:-fresh}
 
+# zipf's third field pins where its hot blocks lie: fio otherwise derives
+# that from the job's seed, and every job here has a seed of its own (SEEDS).
 declare -A SKEWS=(
 	[z100]="zoned:100/10:0/90"
 	[z90]="zoned:90/10:10/90"
-	[zipf]="zipf:1.2"
+	[zipf]="zipf:1.2:0"
 )
 SKEW_ORDER=(z100 z90 zipf)
 declare -A PROFILES=(
@@ -128,7 +137,7 @@ story() {
 		echo "fio	$(fio --version)"
 		echo "lvm	$(lvm version 2>/dev/null | awk '/LVM version/ { print $3 }')"
 		echo "make-bcache	$(dpkg-query -W -f='${Version}' bcache-tools 2>/dev/null || echo none)"
-		echo "params	delay_ms=$DELAY_MS member_mb=$MEMBER_MB ssd_mb=$SSD_MB size_mb=$SIZE_MB qd=$QD run=$RUN ramp=$RAMP warm=$WARM slice=$SLICE trigger=$TRIGGER warm_b=$WARM_B warm_c=$WARM_C extent_mb=$EXTENT_MB warm_auto=$WARM_AUTO"
+		echo "params	delay_ms=$DELAY_MS member_mb=$MEMBER_MB ssd_mb=$SSD_MB size_mb=$SIZE_MB qd=$QD run=$RUN ramp=$RAMP warm=$WARM slice=$SLICE trigger=$TRIGGER warm_b=$WARM_B warm_c=$WARM_C extent_mb=$EXTENT_MB warm_auto=$WARM_AUTO seeds=$SEEDS"
 	} >"$out/machine.tsv"
 
 	devices_up
@@ -336,12 +345,33 @@ fio_job() {
 	local name=$1 dev=$2 prof=$3 skew=$4
 	shift 4
 	local dist=()
-	[ -z "${SKEWS[$skew]:-}" ] || dist=(--random_distribution="${SKEWS[$skew]}")
+	[ -z "${SKEWS[$skew]:-}" ] || dist=(--random_distribution="$(skew_spec "$skew")")
 	# shellcheck disable=SC2086
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --iodepth=$QD \
 		--size=${SIZE_MB}M --offset=0 --norandommap --time_based \
 		--unified_rw_reporting=mixed --output-format=json \
-		${PROFILES[$prof]} "${dist[@]}" "$@"
+		${PROFILES[$prof]} "${dist[@]}" $(fio_seed) "$@"
+}
+
+# fio_seed: the seed option of the next fio job, none when SEEDS=replay. A
+# counter in the results folder, so that jobs run from subshells count too
+# and a run is reproducible.
+fio_seed() {
+	local n
+	[ "$SEEDS" = replay ] && return 0
+	n=$(($(cat "$out/.fio-seed" 2>/dev/null || echo 0) + 1))
+	echo "$n" >"$out/.fio-seed"
+	echo "--randseed=$((1000003 * n))"
+}
+
+# skew_spec SKEW: the random_distribution of SKEW (fio's own placement of
+# zipf's hot set when SEEDS=replay, as the runs before had it).
+skew_spec() {
+	if [ "$SEEDS" = replay ] && [ "$1" = zipf ]; then
+		echo "zipf:1.2"
+	else
+		echo "${SKEWS[$1]}"
+	fi
 }
 
 # cpu_ticks: the guest's CPU ticks in all, tierd's (user and system; 0
@@ -536,10 +566,11 @@ concurrent() {
 			json=$out/raw/conc-rr4k-$skew-c$i.json
 			size=${SIZE_MB}M dist=()
 			[ "$skew" = uniform ] && size=32M
-			[ -z "${SKEWS[$skew]:-}" ] || dist=(--random_distribution="${SKEWS[$skew]}")
+			[ -z "${SKEWS[$skew]:-}" ] || dist=(--random_distribution="$(skew_spec "$skew")")
+			# shellcheck disable=SC2046
 			fio --direct=1 --ioengine=libaio --iodepth=$QD --rw=randread --bs=4k \
 				--size="$size" --offset=0 --norandommap --time_based --runtime=$RUN \
-				--ramp_time=$RAMP "${dist[@]}" --output-format=json \
+				--ramp_time=$RAMP "${dist[@]}" $(fio_seed) --output-format=json \
 				--name=conc-tierd --filename=/dev/mapper/bench \
 				--name=conc-ssd --filename="$ssdonly" >"$json"
 			jq -r --arg s "$skew" --arg t "c$i" '.jobs[] | [.jobname, "rr4k", $s, $t,
@@ -767,7 +798,7 @@ start=$(date +%s)
 	for bench_var in TIERD_BENCH_PIECE_HEAT TIERD_BENCH_REPS TIERD_BENCH_PHASE_C \
 		TIERD_BENCH_SKEWS TIERD_BENCH_ONLY TIERD_BENCH_EXTENT_MB TIERD_BENCH_PROFILES \
 		TIERD_BENCH_SLICE_MB TIERD_BENCH_WARM_AUTO TIERD_BENCH_VERBOSE \
-		TIERD_BENCH_PIECE_COPY TIERD_BENCH_PIECE_SIZE; do
+		TIERD_BENCH_PIECE_COPY TIERD_BENCH_PIECE_SIZE TIERD_BENCH_SEEDS; do
 		[ -z "${!bench_var:-}" ] || bench_env+=("$bench_var=\"${!bench_var}\"")
 	done
 	echo "command	${bench_env[*]}${bench_env[*]:+ }tests/bench/bench-compare.sh${TIERD_BENCH_QUICK:+ --quick}"
