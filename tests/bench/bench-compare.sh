@@ -346,7 +346,7 @@ fio_job() {
 	shift 4
 	local dist=()
 	[ -z "${SKEWS[$skew]:-}" ] || dist=(--random_distribution="$(skew_spec "$skew")")
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --iodepth=$QD \
 		--size=${SIZE_MB}M --offset=0 --norandommap --time_based \
 		--unified_rw_reporting=mixed --output-format=json \
