@@ -989,7 +989,7 @@ int pool_sample(struct pool *p, uint64_t now_ns, char *err, size_t err_len)
 	}
 	/*
 	 * A tenth early, for the timer's jitter: at the default interval of
-	 * 10 s every sample reads them, not every other one.
+	 * 10 s every sixth sample reads them, not every seventh.
 	 */
 	if (r == 0 && p->piece_unread &&
 	    now_ns - p->piece_read_ns >= POOL_PIECE_READ_S * UINT64_C(900000000))

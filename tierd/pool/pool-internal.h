@@ -126,8 +126,9 @@ struct pool {
 	 * With the whole region: a bit per extent whose own area had I/O since
 	 * its piece areas were last read. Their counts wait in the kernel, read
 	 * every POOL_PIECE_READ_S (a sample reads an area per piece of every
-	 * busy extent: at a sample a second that was most of tierd's CPU) or
-	 * when a plan or a report wants them (pool_piece_heat_refresh).
+	 * busy extent: at a sample a second, and later every 10 s at 4 KiB
+	 * pieces, that was most of tierd's CPU) or when a plan or a report
+	 * wants them (pool_piece_heat_refresh).
 	 */
 	uint64_t *piece_unread;
 	uint32_t piece_unread_words; /* its size: the extents when heat last started */
@@ -252,7 +253,13 @@ struct pool_write_run {
 uint32_t pool_piece_ppe(const struct pool *p);
 /* The weights of split extents are stored at least this often while they change (heat.c). */
 #define POOL_PIECE_HEAT_SAVE_S 600u
-#define POOL_PIECE_READ_S 10u
+/*
+ * The piece areas of busy extents are read at least this often (heat.c).
+ * Plans and reports read them first, so this only bounds what waits in
+ * the kernel: reading them every 10 s was most of tierd's CPU at 4 KiB
+ * pieces, whose text the kernel formats an area at a time.
+ */
+#define POOL_PIECE_READ_S 60u
 
 /* The next generation's blocks, and what each device must be written (pool_commit_prepare). */
 struct pool_prepared {

@@ -61,25 +61,27 @@ assert_eq "piece size in the advice" $P "$("$TIERCTL" advise tank --json | jq '.
 json_save pool pool show tank
 json_check
 
-step "a busy extent's piece areas are read every 10 s, not every sample; a report reads them at once"
-# Reads of extent 2 through 14 samples: pool show's sample_areas is what the
-# last sample read (the guard's, the busy extents', and 256 per extent whose
-# pieces it read). Reading every sample's pieces was most of tierd's CPU at
-# one sample a second.
-fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$((2 * E)) --size=$E \
-	--rate_iops=100 --runtime=16 --time_based --randrepeat=0 --eta=never --output=/dev/null &
-reader=$!
-sleep 1
-polls=0 with=0
-for _ in $(seq 28); do
-	n=$(pool_field tank .heat.sample_areas)
-	polls=$((polls + 1))
-	[ "$n" -ge 256 ] && with=$((with + 1))
-	sleep 0.5
-done
-wait $reader
-echo "polls of pool show whose last sample read piece areas: $with of $polls"
-[ "$with" -le 8 ] || fail "$with of $polls polls saw a sample that read piece areas: read every sample"
+step "a busy extent's piece areas wait in the kernel for a minute; a report reads them at once"
+# Reads of one block of extent 2, sampled every second for 25 s: its
+# extent's area shows them at each sample, but its piece area keeps
+# counting in the kernel (@stats_print does not clear) until a minute has
+# passed since the report before them read the pieces. Reading them every
+# 10 s was most of tierd's CPU at 4 KiB pieces.
+piece_region=$(dmsetup message tank 0 "@stats_list tierd" |
+	awk -v step=$((P / 512)) '$3 == step { sub(":", "", $1); print $1 }')
+[ -n "$piece_region" ] || fail "no region with an area per piece"
+piece_reads() { # AREA: reads counted in the kernel since tierd last took them
+	dmsetup message tank 0 "@stats_print $piece_region $1 1" | awk '{ print $2 }'
+}
+area=$(((2 * E + 7 * P) / P))
+"$TIERCTL" heat tank --top 1 >/dev/null
+vm_read_4k $vol $((2 * E + 7 * P)) 40
+sleep 25
+reads=$(piece_reads $area)
+echo "piece area of extent 2's block after 25 s of samples: $reads reads waiting"
+[ "$reads" -ge 40 ] || fail "$reads reads of 40 wait in the kernel: a sample read the piece areas within 25 s"
+"$TIERCTL" heat tank --top 10 >/dev/null
+assert_eq "reads waiting after a report" 0 "$(piece_reads $area)"
 # One block of extent 3, never read before, then a sample for the extent's own area.
 vm_read_4k $vol $((3 * E + 40 * P)) 100
 sleep 1.5
