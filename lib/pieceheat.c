@@ -292,6 +292,16 @@ int pieceheat_known(const struct pieceheat *ph, uint32_t le)
 	return e && e->total > 0;
 }
 
+const float *pieceheat_weights(const struct pieceheat *ph, uint32_t le, double *total)
+{
+	const struct pieceheat_extent *e = pieceheat_find(ph, le);
+
+	if (!e || !(e->total > 0))
+		return NULL;
+	*total = e->total;
+	return e->w;
+}
+
 double pieceheat_share(const struct pieceheat *ph, uint32_t le, uint32_t idx)
 {
 	const struct pieceheat_extent *e = pieceheat_find(ph, le);

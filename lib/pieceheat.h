@@ -102,6 +102,12 @@ int pieceheat_resize(struct pieceheat *ph, uint32_t max_extents, uint32_t nr_ext
 		     const uint32_t *keep, uint32_t nr_keep);
 /* Whether le is watched and has any weight. */
 int pieceheat_known(const struct pieceheat *ph, uint32_t le);
+/*
+ * le's weights, scaled alike (only their ratios mean anything), and their
+ * sum in *total: for a caller that reads many pieces of one extent. NULL
+ * when le is not known.
+ */
+const float *pieceheat_weights(const struct pieceheat *ph, uint32_t le, double *total);
 /* Piece idx's share of le's weight, in [0, 1]; 0 when le is not known. */
 double pieceheat_share(const struct pieceheat *ph, uint32_t le, uint32_t idx);
 /*

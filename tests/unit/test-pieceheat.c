@@ -70,6 +70,18 @@ static void test_shares(void)
 	CHECK(pieceheat_share(&ph, 7, 0) == 0);
 	CHECK(pieceheat_share(&ph, 7, PPE) == 0);
 	CHECK(pieceheat_share(&ph, 8, 3) == 0);
+	{
+		double total = -1;
+		const float *w = pieceheat_weights(&ph, 7, &total);
+
+		CHECK(w != NULL);
+		if (w) {
+			CHECK_NEAR(w[3] / total, 0.6, 1e-6);
+			CHECK_NEAR(w[12] / total, 0.2, 1e-6);
+			CHECK(w[0] == 0);
+		}
+		CHECK(pieceheat_weights(&ph, 8, &total) == NULL);
+	}
 	CHECK_UINT(pieceheat_hottest(&ph, 7, 4, idx, share), 3);
 	CHECK_UINT(idx[0], 3);
 	CHECK_UINT(idx[1], 9);

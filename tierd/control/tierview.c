@@ -181,7 +181,7 @@ static uint64_t ios(const struct state_tier_io *io)
 	return io->reads + io->writes;
 }
 
-/* The share of the I/Os that extents on the SSD served, null without any. */
+/* The share of the I/Os that the SSD tier served (extents and pieces), null without any. */
 static json_object *ssd_fraction_json(const struct state_tier_io io[2])
 {
 	return fraction_json(ios(&io[METADATA_TIER_SSD]), ios(&io[0]) + ios(&io[1]));

@@ -713,31 +713,95 @@ static void pool_io_add(struct pool *p, int tier, const struct statsparse_area *
 	io->write_bytes += a->sectors_written * SECTOR;
 }
 
+/*
+ * Counters a split between the tiers as on[] weighs them: the SSD's part
+ * rounded, the HDD the rest, so the two add up (a weight a subtraction
+ * left a rounding below 0 counts as 0).
+ */
+static void pool_io_split(struct pool *p, const struct statsparse_area *a, const double on[2])
+{
+	double hdd = on[0] > 0 ? on[0] : 0, ssd = on[1] > 0 ? on[1] : 0;
+	struct statsparse_area part[2];
+
+	ssd = hdd + ssd > 0 ? ssd / (hdd + ssd) : 0;
+
+	part[1] = (struct statsparse_area){
+		.reads = (uint32_t)(a->reads * ssd + 0.5),
+		.writes = (uint32_t)(a->writes * ssd + 0.5),
+		.sectors_read = (uint64_t)((double)a->sectors_read * ssd + 0.5),
+		.sectors_written = (uint64_t)((double)a->sectors_written * ssd + 0.5),
+	};
+	part[0] = (struct statsparse_area){
+		.reads = a->reads - part[1].reads,
+		.writes = a->writes - part[1].writes,
+		.sectors_read = a->sectors_read - part[1].sectors_read,
+		.sectors_written = a->sectors_written - part[1].sectors_written,
+	};
+	pool_io_add(p, METADATA_TIER_HDD, &part[0]);
+	pool_io_add(p, METADATA_TIER_SSD, &part[1]);
+}
+
+/*
+ * How extent le's I/O divides between the tiers, into on[]: an extent
+ * whose home is on tier home serves all of it there unless it has pieces
+ * out, which serve their share of its piece weights on their containers'
+ * tier. dm-stats counts the extent's I/O in its own area at each sample,
+ * and its piece areas wait (POOL_PIECE_READ_S; a window watches few
+ * extents), so the split is an estimate from the weights: right while the
+ * I/O falls on the pieces as it has. Pieces out of an extent whose
+ * weights are not known are taken to hold its heat, as a plan takes them.
+ * Returns its pieces out.
+ */
+static uint32_t pool_extent_tiers(const struct pool *p, uint32_t le, int home, double on[2])
+{
+	const struct piecemap *pm = &p->sp.pieces;
+	uint32_t first, n = piecemap_extent(pm, le, &first);
+	double total = 0, out = 0;
+	const float *w = n && p->pieces.v ? pieceheat_weights(&p->pieces, le, &total) : NULL;
+
+	on[0] = on[1] = 0;
+	for (uint32_t i = first; i < first + n; i++) {
+		const struct piecemap_piece *pc = &pm->pieces[i];
+		int tier = (int)p->sp.meta.devs[pm->containers[pc->container].dev].tier;
+		double share = w ? w[pc->idx] / total : 1.0 / n;
+
+		on[tier] += share;
+		out += share;
+	}
+	/* Float sums round: the pieces out never take more than all. */
+	on[home] += out < 1 ? 1 - out : 0;
+	return n;
+}
+
 /* Add the counters of areas a[0..nr), extents [first, first + nr), to their tiers' I/O. */
 static void pool_count_io(struct pool *p, const struct statsparse_area *a, uint32_t first,
 			  uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++) {
+		double on[2];
 		int tier;
 
 		if (!a[i].reads && !a[i].writes)
 			continue;
 		tier = pool_tier_of(p, first + i);
-		if (tier >= 0)
+		if (tier < 0)
+			continue;
+		if (pool_extent_tiers(p, first + i, tier, on))
+			pool_io_split(p, &a[i], on);
+		else
 			pool_io_add(p, tier, &a[i]);
 	}
 }
 
 /*
  * A coarse zone's counters a, split between the tiers as the heat shared
- * them among its extents [first, first + nr): an estimate, exact when the
- * zone is on one tier.
+ * them among its extents [first, first + nr) (and a split extent's among
+ * its pieces): an estimate, exact when the zone is on one tier.
  */
 static void pool_count_io_shared(struct pool *p, const struct statsparse_area *a,
 				 uint32_t first, uint32_t nr, const double *share)
 {
-	double on[2] = { 0, 0 };
-	struct statsparse_area part[2];
+	double on[2] = { 0, 0 }, ext[2];
 	int tier;
 
 	if (!a->reads && !a->writes)
@@ -747,25 +811,20 @@ static void pool_count_io_shared(struct pool *p, const struct statsparse_area *a
 		if (tier >= 0)
 			on[tier] += share[i];
 	}
+	/* The split extents of the zone, found in the pieces rather than tried one by one. */
+	for (uint32_t le = piecemap_next_split(&p->sp.pieces, first); le < first + nr;
+	     le = piecemap_next_split(&p->sp.pieces, le + 1)) {
+		tier = pool_tier_of(p, le);
+		if (tier < 0)
+			continue;
+		pool_extent_tiers(p, le, tier, ext);
+		on[tier] -= share[le - first];
+		on[0] += share[le - first] * ext[0];
+		on[1] += share[le - first] * ext[1];
+	}
 	if (on[0] + on[1] <= 0)
 		return;
-	/* The SSD's part rounded; the HDD gets the rest, so the two add up. */
-	part[1] = (struct statsparse_area){
-		.reads = (uint32_t)(a->reads * on[1] / (on[0] + on[1]) + 0.5),
-		.writes = (uint32_t)(a->writes * on[1] / (on[0] + on[1]) + 0.5),
-		.sectors_read = (uint64_t)((double)a->sectors_read * on[1] / (on[0] + on[1]) + 0.5),
-		.sectors_written =
-			(uint64_t)((double)a->sectors_written * on[1] / (on[0] + on[1]) + 0.5),
-	};
-	part[0] = (struct statsparse_area){
-		.reads = a->reads - part[1].reads,
-		.writes = a->writes - part[1].writes,
-		.sectors_read = a->sectors_read - part[1].sectors_read,
-		.sectors_written = a->sectors_written - part[1].sectors_written,
-	};
-	for (tier = 0; tier < 2; tier++)
-		if (on[tier] > 0)
-			pool_io_add(p, tier, &part[tier]);
+	pool_io_split(p, a, on);
 }
 
 /* Read areas [first, first + nr) of a region and parse them into out. */

@@ -5,7 +5,8 @@
 # Extents read at random all over go whole; two extents whose I/O sits on
 # a few 4 KiB blocks send those pieces out. The dry run lists the moves
 # a run then makes; a second plan moves nothing (what is in place stays),
-# nor one after a restart, which keeps the split extents' weights; a pin to the
+# nor one after a restart, which keeps the split extents' weights; reads of
+# a piece out count for the SSD in the pool's I/O; a pin to the
 # HDD brings an extent's pieces home in the next run. A pool read evenly
 # gets all its room in whole extents. The volume's data is compared after
 # every run and a restart.
@@ -79,6 +80,17 @@ assert_eq "pool show's pieces" '{"pieces":3,"split_extents":2,"containers":1}' \
 assert_eq "extent 9 on the SSD" ssd "$(pool_tier_at tank $((9 * E + E / 2)))"
 assert_eq "piece 200 of extent 5 out" ssd "$(pool_tier_at tank $((5 * E + 200 * P)))"
 assert_eq "piece 201 of extent 5 at home" hdd "$(pool_tier_at tank $((5 * E + 201 * P)))"
+
+step "reads of a piece out count for the SSD in the pool's I/O"
+# Extent 5's home is on the HDD, its two hot pieces on the SSD: its reads
+# are split as its piece weights divide them, nearly all to the SSD.
+ssd_reads() { "$TIERCTL" stats tank --window 1h --json | jq '.stats.io | .reads * (.ssd_io_share // 0) | round'; }
+before=$(ssd_reads)
+hot_block 5 10 100
+sleep 2
+after=$(ssd_reads)
+echo "reads the SSD served: $before, then $after after 100 reads of piece 10 of extent 5"
+[ $((after - before)) -ge 90 ] || fail "$((after - before)) of 100 reads of a piece out counted for the SSD"
 
 step "a move of 100 pieces, in batches of 64 and their progress reports"
 tierctl_ok extent move tank 7 --tier ssd --pieces 0-99 >/dev/null
