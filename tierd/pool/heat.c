@@ -748,8 +748,8 @@ static void pool_io_split(struct pool *p, const struct statsparse_area *a, const
  * tier. dm-stats counts the extent's I/O in its own area at each sample,
  * and its piece areas wait (POOL_PIECE_READ_S; a window watches few
  * extents), so the split is an estimate from the weights: right while the
- * I/O falls on the pieces as it has. Pieces out of an extent whose
- * weights are not known are taken to hold its heat, as a plan takes them.
+ * I/O falls on the pieces as it has. Without weights (piece heat off, or
+ * the extent not watched) each piece takes its share of the bytes.
  * Returns its pieces out.
  */
 static uint32_t pool_extent_tiers(const struct pool *p, uint32_t le, int home, double on[2])
@@ -757,13 +757,15 @@ static uint32_t pool_extent_tiers(const struct pool *p, uint32_t le, int home, d
 	const struct piecemap *pm = &p->sp.pieces;
 	uint32_t first, n = piecemap_extent(pm, le, &first);
 	double total = 0, out = 0;
-	const float *w = n && p->pieces.v ? pieceheat_weights(&p->pieces, le, &total) : NULL;
+	const float *w = NULL;
 
+	if (n && p->pieces.v && p->pieces.pieces_per_extent == pm->pieces_per_extent)
+		w = pieceheat_weights(&p->pieces, le, &total);
 	on[0] = on[1] = 0;
 	for (uint32_t i = first; i < first + n; i++) {
 		const struct piecemap_piece *pc = &pm->pieces[i];
 		int tier = (int)p->sp.meta.devs[pm->containers[pc->container].dev].tier;
-		double share = w ? w[pc->idx] / total : 1.0 / n;
+		double share = w ? w[pc->idx] / total : 1.0 / pm->pieces_per_extent;
 
 		on[tier] += share;
 		out += share;

@@ -5,7 +5,8 @@
 # with a writer writing a moving piece, copied while the volume is
 # suspended and through mirrors. After every step the volume reads
 # what was written, and each piece the newest metadata slot puts out holds
-# its bytes in its slot. The pieces survive a restart from the state and an
+# its bytes in its slot. Without piece heat, a split extent's I/O counts
+# for each tier by its pieces' bytes. The pieces survive a restart from the state and an
 # import from the devices alone. tierd killed at each step of a piece
 # batch's commit leaves each piece wholly where it was or wholly where it
 # went, as the step says, and activation says which of the moves whose
@@ -111,6 +112,21 @@ step "a write to a piece out lands in its slot"
 write_piece 10 5
 write_piece 12 100
 check "after the writes"
+
+step "without piece heat, a split extent's reads count for each tier by its pieces' bytes"
+# Extent 10 has 128 KiB of its 4 MiB out: 1/32 of reads spread evenly
+# over it land on the SSD, and no weights say otherwise.
+tierd_stop TERM
+tierd_start --piece-heat=no --sample-interval 1
+ssd_reads() { "$TIERCTL" stats tank --window 1h --json | jq '.stats.io | .reads * (.ssd_io_share // 0) | round'; }
+before=$(ssd_reads)
+fio --name=r --filename=$vol --direct=1 --rw=randread --bs=4k --offset=$((10 * ext)) \
+	--size=$ext --io_size=$((3200 * 4096)) --norandommap --randrepeat=0 --output=/dev/null
+sleep 2
+after=$(ssd_reads)
+echo "reads the SSD served: $before, then $after after 3,200 reads over extent 10"
+[ $((after - before)) -ge 60 ] && [ $((after - before)) -le 140 ] ||
+	fail "$((after - before)) of 3,200 reads counted for the SSD, not about 100"
 
 # The moves before copied the pieces while the volume was suspended (the
 # default); these copy them through mirrors.
